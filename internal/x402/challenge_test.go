@@ -1,0 +1,100 @@
+package x402
+
+import (
+	"encoding/base64"
+	"testing"
+	"unicode/utf8"
+)
+
+func TestParseBodyLegs(t *testing.T) {
+	tests := []struct {
+		name      string
+		body      string
+		parseable bool
+		read      bool
+		memo      string
+		resource  string
+	}{
+		{"empty", "", false, false, "", ""},
+		{"html", "<html>", false, false, "", ""},
+		{"array", "[]", true, false, "", ""},
+		{"no accepts", `{"memo":"m-12345678"}`, true, true, "", ""},
+		{"accepts empty", `{"accepts":[],"memo":"m-12345678"}`, true, true, "", ""},
+		{"accepts[0] not object", `{"accepts":["x"]}`, true, true, "", ""},
+		{"extra memo", `{"accepts":[{"extra":{"memo":"a"}}],"memo":"b"}`, true, true, "a", ""},
+		{"empty extra memo falls back", `{"accepts":[{"extra":{"memo":""}}],"memo":"b"}`, true, true, "b", ""},
+		{"resource string", `{"accepts":[{"resource":"u"}]}`, true, true, "", "u"},
+		{"resource object", `{"accepts":[{"resource":{"url":"u"}}]}`, true, true, "", "u"},
+		{"trailing garbage", `{} x`, false, false, "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			leg, parseable := ParseBody([]byte(tt.body))
+			if parseable != tt.parseable || leg.Read != tt.read || leg.Memo != tt.memo || leg.Resource != tt.resource {
+				t.Errorf("got parseable=%v read=%v memo=%q resource=%q", parseable, leg.Read, leg.Memo, leg.Resource)
+			}
+		})
+	}
+}
+
+func TestAmounts(t *testing.T) {
+	leg, _ := ParseBody([]byte(`{"accepts":[{"amount":10000,"maxAmountRequired":"01"}]}`))
+	if leg.Amount != "" || leg.MaxAmountRequired != "01" {
+		t.Errorf("amount %q max %q", leg.Amount, leg.MaxAmountRequired)
+	}
+	leg, _ = ParseBody([]byte(`{"accepts":[{"amount":"1e4"}]}`))
+	if leg.Amount != "" {
+		t.Errorf("non-digit amount read as %q", leg.Amount)
+	}
+}
+
+func TestHeaderResource(t *testing.T) {
+	enc := func(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
+	tests := map[string]string{
+		`{"resource":{"url":"a"},"accepts":[{"resource":"b"}]}`: "a",
+		`{"resource":{},"accepts":[{"resource":"b"}]}`:          "b",
+		`{"resource":"c","accepts":[{"resource":"b"}]}`:         "b",
+		`{"accepts":[{"resource":{"url":"b"}}]}`:                "",
+		`{"resource":{"url":"a"}}`:                              "a",
+	}
+	for in, want := range tests {
+		leg, ok := ParseHeader(enc(in))
+		if !ok || leg.Resource != want {
+			t.Errorf("%s: resource %q ok=%v, want %q", in, leg.Resource, ok, want)
+		}
+	}
+}
+
+func FuzzParseHeader(f *testing.F) {
+	f.Add(base64.StdEncoding.EncodeToString([]byte(`{"x402Version":2,"resource":{"url":"u"},"accepts":[{"amount":"1","payTo":"p","extra":{"memo":"m"}}]}`)))
+	f.Add("e30")
+	f.Add(" e30= \n")
+	f.Add("bogus-not-a-payment-header")
+	f.Fuzz(func(t *testing.T, v string) {
+		leg, ok := ParseHeader(v)
+		if !ok && (leg.Read || leg.Memo != "" || leg.Census != nil) {
+			t.Fatal("undecodable header carries fields")
+		}
+		if leg.Amount != "" && !digits.MatchString(leg.Amount) {
+			t.Fatalf("amount %q is not digits", leg.Amount)
+		}
+	})
+}
+
+func FuzzParseBody(f *testing.F) {
+	f.Add([]byte(`{"x402Version":1,"accepts":[{"amount":"1","maxAmountRequired":"1","payTo":"p","resource":"u","extra":{"memo":"m","usdc_token_account":"t"}}],"memo":"m"}`))
+	f.Add([]byte(`[]`))
+	f.Add([]byte(``))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		leg, parseable := ParseBody(b)
+		if !parseable && leg.Read {
+			t.Fatal("unparseable body read")
+		}
+		if leg.Read && leg.Census == nil {
+			t.Fatal("read leg without census")
+		}
+		if !utf8.ValidString(leg.Memo) {
+			t.Fatal("memo is not valid UTF-8")
+		}
+	})
+}
