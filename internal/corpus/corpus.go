@@ -1,0 +1,155 @@
+// Package corpus embeds the published corpora, computes their pins and runs
+// every case through the graders. The expected outputs inside the files are
+// written by corpus/gen, an independent implementation of the criteria text.
+package corpus
+
+import (
+	"bytes"
+	"crypto/sha256"
+	_ "embed"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/textproto"
+
+	"github.com/gowebpki/jcs"
+
+	"github.com/exchangerebel/payability/internal/capture"
+	"github.com/exchangerebel/payability/internal/criteria"
+)
+
+//go:embed payability-corpus.v1.json
+var payabilityRaw []byte
+
+//go:embed railprobe-corpus.v1.json
+var railProbeRaw []byte
+
+// File is one corpus file.
+type File struct {
+	ID               string `json:"id"`
+	SHA256           string `json:"sha256"`
+	CriteriaID       string `json:"criteria_id"`
+	CriteriaRevision string `json:"criteria_revision"`
+	Cases            []Case `json:"cases"`
+}
+
+// Case is one corpus case: input captures and the expected result.
+type Case struct {
+	ID         string          `json:"id"`
+	Provenance string          `json:"provenance"`
+	Op         string          `json:"op"`
+	Note       string          `json:"note"`
+	URL        string          `json:"url"`
+	Captures   []Capture       `json:"captures"`
+	Expected   json.RawMessage `json:"expected"`
+}
+
+// Capture is the corpus form of capture.Capture (docs/corpus-format.md).
+type Capture struct {
+	Outcome    capture.Outcome   `json:"outcome"`
+	Status     *int              `json:"status"`
+	Headers    map[string]string `json:"headers"`
+	BodyText   *string           `json:"body_text"`
+	BodyBase64 *string           `json:"body_base64"`
+}
+
+// ToCapture converts the corpus form into the grader's input.
+func (c Capture) ToCapture() (capture.Capture, error) {
+	out := capture.Capture{Outcome: c.Outcome, Header: capture.Header{}}
+	if c.Status != nil {
+		out.Status = *c.Status
+	}
+	for k, v := range c.Headers {
+		key := textproto.CanonicalMIMEHeaderKey(k)
+		out.Header[key] = append(out.Header[key], v)
+	}
+	switch {
+	case c.BodyText != nil && c.BodyBase64 != nil:
+		return out, errors.New("corpus: capture has both body_text and body_base64")
+	case c.BodyText != nil:
+		out.Body = []byte(*c.BodyText)
+	case c.BodyBase64 != nil:
+		b, err := base64.StdEncoding.DecodeString(*c.BodyBase64)
+		if err != nil {
+			return out, errors.New("corpus: body_base64 does not decode")
+		}
+		out.Body = b
+	}
+	return out, nil
+}
+
+// Pin computes the pin of a corpus file: SHA-256 (hex) of the RFC 8785
+// canonical serialization of the corpus object without its sha256 field.
+func Pin(raw []byte) (string, error) {
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		return "", fmt.Errorf("corpus: file does not parse: %w", err)
+	}
+	delete(obj, "sha256")
+	b, err := json.Marshal(obj)
+	if err != nil {
+		return "", err
+	}
+	canon, err := jcs.Transform(b)
+	if err != nil {
+		return "", fmt.Errorf("corpus: canonicalization failed: %w", err)
+	}
+	sum := sha256.Sum256(canon)
+	return hex.EncodeToString(sum[:]), nil
+}
+
+// Raw returns the embedded bytes of the corpus of a service.
+func Raw(service string) []byte {
+	switch service {
+	case criteria.ServicePayability:
+		return bytes.Clone(payabilityRaw)
+	case criteria.ServiceRailProbe:
+		return bytes.Clone(railProbeRaw)
+	}
+	return nil
+}
+
+// Load parses the embedded corpus of a service.
+func Load(service string) (File, error) {
+	var f File
+	raw := Raw(service)
+	if raw == nil {
+		return f, fmt.Errorf("corpus: unknown service %q", service)
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&f); err != nil {
+		return f, fmt.Errorf("corpus: %s does not parse: %w", service, err)
+	}
+	return f, nil
+}
+
+// Ref is the corpus reference every report carries.
+type Ref struct {
+	ID     string `json:"id"`
+	SHA256 string `json:"sha256"`
+}
+
+var refs = map[string]Ref{}
+
+func init() {
+	for _, svc := range []string{criteria.ServicePayability, criteria.ServiceRailProbe} {
+		doc, _ := criteria.ForService(svc)
+		pin, err := Pin(Raw(svc))
+		if err != nil {
+			panic(err)
+		}
+		refs[svc] = Ref{ID: doc.Corpus.ID, SHA256: pin}
+	}
+}
+
+// RefOf returns the corpus id and the pin recomputed from the embedded file.
+func RefOf(service string) Ref { return refs[service] }
+
+// Criteria returns the criteria document of a service as served: the
+// embedded bytes with corpus.sha256 set to the pin of the embedded corpus.
+func Criteria(service string) ([]byte, error) {
+	return criteria.WithPin(criteria.Raw(service), RefOf(service).SHA256)
+}
