@@ -1,0 +1,80 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/exchangerebel/payability/internal/criteria"
+	"github.com/exchangerebel/payability/internal/ops"
+)
+
+func init() {
+	register(command{"check", "A1: grade one endpoint's 402 challenge, field by field", opCommand(ops.OpCheck)})
+	register(command{"memo", "A4: grade memo binding over two back-to-back GETs", opCommand(ops.OpMemo)})
+	register(command{"probe", "A3: send the seven published invalid probes and grade each rail", opCommand(ops.OpProbe)})
+}
+
+// statesOf returns the published states an --expect may name for an op.
+func statesOf(op string) []string {
+	switch op {
+	case ops.OpCheck:
+		return criteria.Payability().States
+	case ops.OpMemo:
+		return criteria.Payability().MemoOp.States
+	}
+	return nil
+}
+
+func opCommand(op string) func(ctx context.Context, e Env, args []string) int {
+	return func(ctx context.Context, e Env, args []string) int {
+		fs := newFlagSet(e, op, op+" [--json] [--allow-private] [--expect STATE | --expect-closed] URL")
+		asJSON := fs.Bool("json", false, "print the report as JSON")
+		allowPrivate := fs.Bool("allow-private", false, "allow loopback and private target addresses (a seller's staging)")
+		var expect *string
+		var expectClosed *bool
+		if op == ops.OpProbe {
+			expectClosed = fs.Bool("expect-closed", false, "exit 3 unless both rails are PRESENT-FAIL-CLOSED and no exposure was observed")
+		} else {
+			expect = fs.String("expect", "", "exit 3 unless the state is `STATE`")
+		}
+		pos, err := parseFlags(fs, args)
+		if err != nil {
+			return exitUsage
+		}
+		if len(pos) != 1 {
+			fs.Usage()
+			return exitUsage
+		}
+		if expect != nil && *expect != "" && !oneOf(*expect, statesOf(op)) {
+			fmt.Fprintf(e.Stderr, "payability: --expect must be one of %s\n", quoteList(statesOf(op)))
+			return exitUsage
+		}
+		runner := ops.Runner{Fetcher: e.fetcher(*allowPrivate), Now: e.now()}
+		rep, err := runner.Run(ctx, op, pos[0])
+		if err != nil {
+			return refusal(e, err)
+		}
+		if *asJSON {
+			enc := json.NewEncoder(e.Stdout)
+			enc.SetIndent("", "  ")
+			enc.SetEscapeHTML(false)
+			if err := enc.Encode(rep); err != nil {
+				fmt.Fprintf(e.Stderr, "payability: writing the report failed: %v\n", err)
+				return ExitInternal
+			}
+		} else if err := renderText(e.Stdout, rep, e.colour(e.Stdout)); err != nil {
+			fmt.Fprintf(e.Stderr, "payability: writing the report failed: %v\n", err)
+			return ExitInternal
+		}
+		switch {
+		case expect != nil && *expect != "" && rep.Outcome() != *expect:
+			fmt.Fprintf(e.Stderr, "payability: expected %s, got %s\n", *expect, rep.Outcome())
+			return ExitUnexpected
+		case expectClosed != nil && *expectClosed && !rep.(ops.ProbeReport).Closed():
+			fmt.Fprintln(e.Stderr, "payability: expected both rails PRESENT-FAIL-CLOSED with no exposures observed")
+			return ExitUnexpected
+		}
+		return ExitOK
+	}
+}

@@ -1,0 +1,210 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/exchangerebel/payability/internal/ops"
+	"github.com/exchangerebel/payability/internal/verdict"
+)
+
+const (
+	ansiReset  = "\x1b[0m"
+	ansiBold   = "\x1b[1m"
+	ansiGreen  = "\x1b[32m"
+	ansiYellow = "\x1b[33m"
+	ansiRed    = "\x1b[31m"
+)
+
+// tone picks the colour of a state or grade word.
+func tone(word string) string {
+	switch word {
+	case string(verdict.Populated), string(verdict.Bound), string(verdict.PresentFailClosed), verdict.Probed:
+		return ansiGreen
+	case string(verdict.NotA402), string(verdict.ResourceMismatch), string(verdict.PresentFailDirty),
+		string(verdict.MemoReused), string(verdict.LegMismatch), verdict.NotProbed:
+		return ansiRed
+	case string(verdict.AmountsOnly), string(verdict.Unconfigured), string(verdict.HeaderMissing),
+		string(verdict.MemoAbsent), string(verdict.Absent), string(verdict.Ungraded):
+		return ansiYellow
+	}
+	return ""
+}
+
+type painter bool
+
+func (p painter) word(s string) string {
+	if !p {
+		return s
+	}
+	if c := tone(s); c != "" {
+		return c + s + ansiReset
+	}
+	return s
+}
+
+// line colours every state or grade word of a verdict line.
+func (p painter) line(s string) string {
+	if !p {
+		return s
+	}
+	fields := strings.Split(s, " ")
+	for i, f := range fields {
+		fields[i] = p.word(f)
+	}
+	return ansiBold + strings.Join(fields, " ") + ansiReset
+}
+
+// renderText prints a report for people: the verdict line first, then every
+// factor as an aligned table.
+func renderText(w io.Writer, rep ops.Report, colour bool) error {
+	p := painter(colour)
+	var b bytes.Buffer
+	env := rep.Common()
+	fmt.Fprintln(&b, p.line(env.VerdictLine))
+	fmt.Fprintln(&b)
+	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "url\t%s\n", env.URL)
+	fmt.Fprintf(tw, "checked at\t%s\n", env.CheckedAt)
+	fmt.Fprintf(tw, "criteria\t%s rev %s (%s %s)\n", env.CriteriaID, env.CriteriaRevision, env.Service, env.Version)
+	fmt.Fprintf(tw, "corpus\t%s %s\n", env.Corpus.ID, env.Corpus.SHA256)
+	tw.Flush()
+	fmt.Fprintln(&b)
+
+	switch r := rep.(type) {
+	case ops.CheckReport:
+		renderFactors(&b, p, r.CheckResult.Factors, "")
+	case ops.MemoReport:
+		if r.Reason != nil {
+			fmt.Fprintf(&b, "reason  %s\n\n", *r.Reason)
+		}
+		renderFactors(&b, p, r.MemoResult.Factors, "")
+	case ops.ProbeReport:
+		renderProbe(&b, p, r)
+	}
+	fmt.Fprintln(&b)
+	fmt.Fprintln(&b, env.HonestyLine)
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+func renderFactors(b *bytes.Buffer, p painter, factors any, _ string) {
+	raw, _ := json.Marshal(factors)
+	rows := flatten(raw)
+	tw := tabwriter.NewWriter(b, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "factor\tvalue")
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s\t%s\n", r[0], r[1])
+	}
+	tw.Flush()
+}
+
+func renderProbe(b *bytes.Buffer, p painter, r ops.ProbeReport) {
+	fmt.Fprintf(b, "outcome  %s\n\n", p.word(r.ProbeResult.Outcome))
+	grades := map[string]verdict.RailGrade{
+		"direct": r.Grades.Direct, "facilitator": r.Grades.Facilitator,
+		"missing_memo": r.Grades.MissingMemo, "bogus": r.Grades.Bogus,
+	}
+	tw := tabwriter.NewWriter(b, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "probe\tmethod\tstatus\toutcome\tgrade\treason")
+	for _, pr := range r.Probes {
+		grade, reason := "", ""
+		if g, ok := grades[pr.ID]; ok {
+			grade, reason = p.word(string(g.Grade)), g.Reason
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", pr.ID, pr.Method, intOrDash(pr.Status), pr.Outcome, grade, reason)
+	}
+	tw.Flush()
+	fmt.Fprintln(b)
+	tw = tabwriter.NewWriter(b, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "method\tstatus\tgated\tunpaid_2xx")
+	for _, m := range []struct {
+		name string
+		e    verdict.MethodEntry
+	}{{"GET", r.Methods.GET}, {"HEAD", r.Methods.HEAD}, {"POST", r.Methods.POST}} {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", m.name, intOrDash(m.e.Status), boolOrDash(m.e.Gated), boolOrDash(m.e.Unpaid2xx))
+	}
+	tw.Flush()
+	fmt.Fprintln(b)
+	if len(r.Exposures) == 0 {
+		fmt.Fprintln(b, "exposures  none observed")
+	} else {
+		fmt.Fprintf(b, "exposures  %s\n", p.colourAll(strings.Join(r.Exposures, ", ")))
+	}
+	fmt.Fprintln(b)
+	fmt.Fprintln(b, r.NoFundsProperty)
+}
+
+func (p painter) colourAll(s string) string {
+	if !p {
+		return s
+	}
+	return ansiRed + s + ansiReset
+}
+
+func intOrDash(v *int) string {
+	if v == nil {
+		return "-"
+	}
+	return fmt.Sprint(*v)
+}
+
+func boolOrDash(v *bool) string {
+	if v == nil {
+		return "-"
+	}
+	return fmt.Sprint(*v)
+}
+
+// flatten turns a JSON object into (dotted key, value) rows in document
+// order; arrays of strings become one comma-separated value and null is "-".
+func flatten(raw []byte) [][2]string {
+	var rows [][2]string
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var walk func(prefix string)
+	walk = func(prefix string) {
+		tok, err := dec.Token()
+		if err != nil {
+			return
+		}
+		switch t := tok.(type) {
+		case json.Delim:
+			switch t {
+			case '{':
+				for dec.More() {
+					k, _ := dec.Token()
+					key := k.(string)
+					if prefix != "" {
+						key = prefix + "." + key
+					}
+					walk(key)
+				}
+				dec.Token() // '}'
+			case '[':
+				var items []string
+				for dec.More() {
+					var v any
+					_ = dec.Decode(&v)
+					items = append(items, fmt.Sprint(v))
+				}
+				dec.Token() // ']'
+				val := strings.Join(items, ", ")
+				if len(items) == 0 {
+					val = "(none)"
+				}
+				rows = append(rows, [2]string{prefix, val})
+			}
+		case nil:
+			rows = append(rows, [2]string{prefix, "-"})
+		default:
+			rows = append(rows, [2]string{prefix, fmt.Sprint(t)})
+		}
+	}
+	walk("")
+	return rows
+}
