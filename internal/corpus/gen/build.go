@@ -276,8 +276,10 @@ func padTo(b []byte, n int) string {
 	if len(b) > n {
 		panic(fmt.Sprintf("body already %d bytes, over %d", len(b), n))
 	}
-	pad := n - len(b)
-	return string(b) + "\n" + strings.Repeat(" ", pad-1)
+	if len(b) == n {
+		return string(b)
+	}
+	return string(b) + "\n" + strings.Repeat(" ", n-len(b)-1)
 }
 
 func gzipped(b []byte) []byte {
