@@ -1,0 +1,292 @@
+package cli
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/exchangerebel/payability/internal/buildinfo"
+	"github.com/exchangerebel/payability/internal/corpus"
+	"github.com/exchangerebel/payability/internal/criteria"
+	"github.com/exchangerebel/payability/internal/gate"
+	"github.com/exchangerebel/payability/internal/ops"
+	"github.com/exchangerebel/payability/internal/report"
+	"github.com/exchangerebel/payability/internal/server"
+	"github.com/exchangerebel/payability/internal/solana"
+	"github.com/exchangerebel/payability/internal/store"
+	"github.com/exchangerebel/payability/internal/store/postgres"
+	"github.com/exchangerebel/payability/internal/store/sqlite"
+	"github.com/exchangerebel/payability/internal/target"
+)
+
+func init() {
+	register(command{"serve", "run the paid API of both services (x402 gate, free pre-check, signed reports, metrics)", runServe})
+}
+
+// serveFlags are the flags of serve; every one also reads PAYABILITY_<NAME>.
+type serveFlags struct {
+	addr, storeDSN, dataDir, signingKey, publicURL, service string
+	payTo, tokenAccount, solanaRPC, network, commitment     string
+	facilitator                                             string
+	allowPrivate                                            bool
+	house                                                   stringList
+	maxTimeout                                              int
+}
+
+type stringList []string
+
+func (l *stringList) String() string     { return strings.Join(*l, ",") }
+func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
+
+func (f *serveFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.addr, "addr", "127.0.0.1:8402", "listen address")
+	fs.StringVar(&f.storeDSN, "store", "", "store: sqlite:PATH (default sqlite:<data-dir>/payability.db) or postgres://…")
+	fs.StringVar(&f.dataDir, "data-dir", "payability-data", "directory of the embedded store and the keys")
+	fs.StringVar(&f.signingKey, "signing-key", "", "Ed25519 signing key file (PKCS#8 PEM); default <data-dir>/signing-key.pem, created on first start")
+	fs.StringVar(&f.publicURL, "public-url", "", "base URL clients see (behind a proxy); default taken from each request")
+	fs.StringVar(&f.service, "service", server.ServeAll, "payability-verdict | rail-probe | all")
+	fs.StringVar(&f.payTo, "pay-to", "", "the Solana wallet that owns the USDC token account")
+	fs.StringVar(&f.tokenAccount, "token-account", "", "the USDC token account payments go to")
+	fs.StringVar(&f.solanaRPC, "solana-rpc", "", "Solana JSON-RPC URL for the direct rail")
+	fs.StringVar(&f.network, "network", "solana", "solana | solana-devnet")
+	fs.StringVar(&f.commitment, "commitment", "confirmed", "confirmed | finalized")
+	fs.StringVar(&f.facilitator, "facilitator", "", "x402 facilitator URL for the facilitator rail")
+	fs.BoolVar(&f.allowPrivate, "allow-private-targets", false, "allow targets on loopback and private addresses (private deployments, tests)")
+	fs.Var(&f.house, "house-wallet", "one of the operator's own wallets (repeatable): its payments are house proofs")
+	fs.IntVar(&f.maxTimeout, "max-timeout-seconds", 120, "maxTimeoutSeconds advertised in challenges")
+}
+
+// applyEnv sets every flag not given on the command line from PAYABILITY_<NAME>.
+func applyEnv(fs *flag.FlagSet, getenv func(string) string) error {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	var err error
+	fs.VisitAll(func(f *flag.Flag) {
+		if set[f.Name] || err != nil {
+			return
+		}
+		name := "PAYABILITY_" + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
+		if v := getenv(name); v != "" {
+			if e := fs.Set(f.Name, v); e != nil {
+				err = fmt.Errorf("%s: %v", name, e)
+			}
+		}
+	})
+	return err
+}
+
+// openStore opens the store a --store value names.
+func openStore(ctx context.Context, dsn, dataDir string) (store.Store, error) {
+	switch {
+	case dsn == "":
+		if err := os.MkdirAll(dataDir, 0o700); err != nil {
+			return nil, err
+		}
+		return sqlite.Open(ctx, dataDir+"/payability.db")
+	case strings.HasPrefix(dsn, "sqlite:"):
+		return sqlite.Open(ctx, strings.TrimPrefix(dsn, "sqlite:"))
+	case strings.HasPrefix(dsn, "postgres://"), strings.HasPrefix(dsn, "postgresql://"):
+		return postgres.Open(ctx, dsn, postgres.Options{UseDBClock: true})
+	}
+	return nil, errors.New("--store must be sqlite:PATH or postgres://…")
+}
+
+func runServe(ctx context.Context, e Env, args []string) int {
+	fs := newFlagSet(e, "serve", "serve --pay-to WALLET --token-account ACCOUNT --solana-rpc URL [flags]")
+	var f serveFlags
+	f.register(fs)
+	if pos, err := parseFlags(fs, args); err != nil || len(pos) != 0 {
+		return exitUsage
+	}
+	if err := applyEnv(fs, e.Getenv); err != nil {
+		fmt.Fprintf(e.Stderr, "payability serve: %v\n", err)
+		return exitUsage
+	}
+	srv, cleanup, err := buildServer(ctx, e, f)
+	if err != nil {
+		fmt.Fprintf(e.Stderr, "payability serve: %v\n", err)
+		return ExitInternal
+	}
+	defer cleanup()
+	ln, err := net.Listen("tcp", f.addr)
+	if err != nil {
+		fmt.Fprintf(e.Stderr, "payability serve: %v\n", err)
+		return ExitInternal
+	}
+	return serveUntilDone(ctx, e, ln, srv)
+}
+
+// serveUntilDone serves until ctx ends, then shuts down gracefully: requests
+// in flight finish.
+func serveUntilDone(ctx context.Context, e Env, ln net.Listener, h http.Handler) int {
+	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
+		WriteTimeout: 120 * time.Second, IdleTimeout: 60 * time.Second, MaxHeaderBytes: 64 << 10}
+	fmt.Fprintf(e.Stderr, "payability %s serving on http://%s\n", buildinfo.Version, ln.Addr())
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		fmt.Fprintf(e.Stderr, "payability serve: %v\n", err)
+		return ExitInternal
+	case <-ctx.Done():
+	}
+	fmt.Fprintln(e.Stderr, "payability: shutting down; finishing requests in flight")
+	sctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err != nil {
+		fmt.Fprintf(e.Stderr, "payability serve: shutdown: %v\n", err)
+		return ExitInternal
+	}
+	return ExitOK
+}
+
+// buildServer wires a server from flags. It refuses to build one whose paid
+// ops have no working payment rail: a priced route is never free by accident.
+func buildServer(ctx context.Context, e Env, f serveFlags) (*server.Server, func(), error) {
+	switch f.service {
+	case server.ServeAll, criteria.ServicePayability, criteria.ServiceRailProbe:
+	default:
+		return nil, nil, errors.New("--service must be payability-verdict, rail-probe or all")
+	}
+	network, ok := gate.NetworkByName(f.network)
+	if !ok {
+		return nil, nil, errors.New("--network must be solana or solana-devnet")
+	}
+	if f.publicURL != "" {
+		if err := target.CheckURL(f.publicURL); err != nil {
+			return nil, nil, fmt.Errorf("--public-url: %v", err)
+		}
+	}
+	terms := gate.Terms{Network: network, PayTo: f.payTo, TokenAccount: f.tokenAccount, MaxTimeoutSeconds: f.maxTimeout}
+	direct, err := directRail(ctx, f, network)
+	if err != nil {
+		return nil, nil, err
+	}
+	var facil gate.FacilitatorRail
+	if f.facilitator != "" {
+		if facil, err = facilitatorRail(ctx, f, &terms); err != nil {
+			return nil, nil, err
+		}
+	}
+	if direct == nil && facil == nil {
+		return nil, nil, errors.New("no working payment rail: give --pay-to, --token-account and --solana-rpc (direct rail) or --facilitator; a priced route is never served free")
+	}
+
+	if err := os.MkdirAll(f.dataDir, 0o700); err != nil {
+		return nil, nil, err
+	}
+	var key report.Key
+	if f.signingKey != "" {
+		key, err = report.LoadKeyFile(f.signingKey)
+	} else {
+		key, _, err = report.LoadOrCreateKey(f.dataDir, rand.Reader)
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("signing key: %v", err)
+	}
+	keys, err := report.LoadKeySet(f.dataDir, key)
+	if err != nil {
+		return nil, nil, fmt.Errorf("retired keys: %v", err)
+	}
+	memoKey, err := report.LoadOrCreateSecret(f.dataDir, "memo-key", 32, rand.Reader)
+	if err != nil {
+		return nil, nil, fmt.Errorf("memo key: %v", err)
+	}
+	st, err := openStore(ctx, f.storeDSN, f.dataDir)
+	if err != nil {
+		return nil, nil, fmt.Errorf("store: %v", err)
+	}
+
+	now := e.now()
+	ready := corpusPasses()
+	if !ready {
+		fmt.Fprintln(e.Stderr, "payability serve: the graders do not pass 100% of the pinned corpus; paid ops are refused until they do")
+	}
+	offers := map[string]gate.Offer{}
+	pv, rp := criteria.Payability(), criteria.RailProbe()
+	offers[ops.OpCheck] = gate.Offer{Op: ops.OpCheck, Price: uint64(pv.Price.USDCUnitsPerCall),
+		Description: "payability-verdict check: one signed challenge payability verdict for one endpoint (" + pv.Price.Label + ")"}
+	offers[ops.OpMemo] = gate.Offer{Op: ops.OpMemo, Price: uint64(pv.MemoOp.Price.USDCUnitsPerCall),
+		Description: "payability-verdict memo: one signed memo-binding verdict over two back-to-back fetches of one endpoint ($0.01)"}
+	offers[ops.OpProbe] = gate.Offer{Op: ops.OpProbe, Price: uint64(rp.Price.USDCUnitsPerCall),
+		Description: "rail-probe probe: one signed rail-coverage and reject-shape report from the seven published invalid probes (" + rp.Price.Label + ")"}
+	g := &gate.Gate{
+		Terms: terms, Offers: offers, Direct: direct, Facilitator: facil, Store: st, Now: now,
+		Memos: gate.Memos{Key: memoKey, Now: now, Rand: rand.Reader},
+	}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	house := map[string]bool{}
+	for _, w := range f.house {
+		house[w] = true
+	}
+	logger := slog.New(slog.NewTextHandler(e.Stderr, nil))
+	srv, err := server.New(server.Config{
+		Service: f.service, PublicURL: f.publicURL, Gate: g,
+		Runner: ops.Runner{Fetcher: target.New(target.Options{AllowPrivate: f.allowPrivate, UserAgent: buildinfo.UserAgent}), Now: now},
+		Key:    key, KeySet: keys, Store: st, Registry: reg, Now: now, Logger: logger,
+		HouseWallets: house, ReadyCorpus: ready,
+	})
+	if err != nil {
+		st.Close()
+		return nil, nil, err
+	}
+	return srv, func() { st.Close() }, nil
+}
+
+// corpusPasses runs the pinned corpus through the graders.
+func corpusPasses() bool {
+	for _, svc := range []string{criteria.ServicePayability, criteria.ServiceRailProbe} {
+		s, err := corpus.Run(svc)
+		if err != nil || !s.OK() {
+			return false
+		}
+	}
+	return true
+}
+
+// directRail builds the direct rail when its three flags are given, and
+// proves the RPC node answers before a priced route is served.
+func directRail(ctx context.Context, f serveFlags, network gate.Network) (gate.DirectRail, error) {
+	if f.payTo == "" && f.tokenAccount == "" && f.solanaRPC == "" {
+		return nil, nil
+	}
+	switch {
+	case f.payTo == "", f.tokenAccount == "", f.solanaRPC == "":
+		return nil, errors.New("the direct rail needs all of --pay-to, --token-account and --solana-rpc")
+	case !solana.ValidAddress(f.payTo):
+		return nil, errors.New("--pay-to is not a base58 Solana address")
+	case !solana.ValidAddress(f.tokenAccount):
+		return nil, errors.New("--token-account is not a base58 Solana address")
+	case f.commitment != "confirmed" && f.commitment != "finalized":
+		return nil, errors.New("--commitment must be confirmed or finalized")
+	}
+	client, err := solana.New(f.solanaRPC, nil, f.commitment)
+	if err != nil {
+		return nil, fmt.Errorf("--solana-rpc: %v", err)
+	}
+	// A lookup of a signature that cannot exist: "not found" proves the node
+	// answers JSON-RPC; anything else means the rail does not work.
+	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if _, err := client.GetTransaction(pctx, strings.Repeat("1", 64)); !errors.Is(err, solana.ErrNotFound) {
+		return nil, fmt.Errorf("--solana-rpc does not answer getTransaction (%v); the direct rail would not work", err)
+	}
+	return gate.SolanaRail{Client: client, TokenAccount: f.tokenAccount, Mint: network.Mint}, nil
+}
+
+// facilitatorRail is not offered by this build yet.
+func facilitatorRail(context.Context, serveFlags, *gate.Terms) (gate.FacilitatorRail, error) {
+	return nil, errors.New("--facilitator: the facilitator rail is not available in this build")
+}

@@ -1,0 +1,227 @@
+package server
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/exchangerebel/payability/internal/criteria"
+	"github.com/exchangerebel/payability/internal/gate"
+	"github.com/exchangerebel/payability/internal/ops"
+	"github.com/exchangerebel/payability/internal/report"
+	"github.com/exchangerebel/payability/internal/store"
+	"github.com/exchangerebel/payability/internal/verdict"
+)
+
+// PaidReport is a delivered report: the op's report, the payment that paid
+// for it and the price, then signed.
+type PaidReport struct {
+	ops.Report
+	Payment PaymentRef `json:"payment"`
+	Price   PriceRef   `json:"price"`
+}
+
+// PaymentRef names the payment of a paid report.
+type PaymentRef struct {
+	Rail    string `json:"rail"`
+	Tx      string `json:"tx"`
+	Resumed bool   `json:"resumed"`
+}
+
+// PriceRef is the price of a paid report; amounts are strings.
+type PriceRef struct {
+	USDCUnits string `json:"usdc_units"`
+	Label     string `json:"label"`
+}
+
+func priceLabel(units uint64) string {
+	return "$" + strconv.FormatFloat(float64(units)/1e6, 'f', 2, 64)
+}
+
+func (s *Server) handlePaid(w http.ResponseWriter, r *http.Request, op, route string) {
+	req := gate.Request{Op: op, Resource: s.resourceOf(r), Header: r.Header}
+	if r.Method == http.MethodPost {
+		var body paidRequest
+		if !s.readBody(w, r, route, &body) {
+			return
+		}
+		if body.URL != nil {
+			req.TargetURL = *body.URL
+		}
+		req.URLErr = checkTargetURL(body.URL)
+	} else {
+		// A GET or HEAD names no URL: without payment it gets the challenge
+		// (not bound to a URL); with payment it is refused like a POST {}.
+		req.URLErr = errMissingURL
+		if !gate.PaymentPresented(r.Header) {
+			c, err := s.cfg.Gate.NewChallenge(op, req.Resource, "")
+			if err != nil {
+				s.count(route, "error")
+				writeJSON(w, http.StatusInternalServerError, problem{errInternal, "The challenge could not be issued."})
+				return
+			}
+			s.count(route, "payment_required")
+			writeChallenge(w, r, http.StatusPaymentRequired, c, c.Body, 0)
+			return
+		}
+	}
+	if !s.cfg.ReadyCorpus && gate.PaymentPresented(r.Header) {
+		s.count(route, "unavailable")
+		writeJSON(w, http.StatusServiceUnavailable, problem{errCorpusNotReady,
+			"Paid ops are not served: the graders do not pass 100% of the pinned corpus."})
+		return
+	}
+	d, err := s.cfg.Gate.Admit(r.Context(), req)
+	if err != nil {
+		s.cfg.Logger.Error("gate failed", "route", route, "error", err.Error())
+		s.count(route, "error")
+		writeJSON(w, http.StatusInternalServerError, problem{errInternal, "The payment could not be evaluated."})
+		return
+	}
+	rail := railOf(r.Header)
+	switch d.Kind {
+	case gate.NeedPayment:
+		s.count(route, "payment_required")
+		writeChallenge(w, r, http.StatusPaymentRequired, d.Challenge, d.Challenge.Body, 0)
+	case gate.BadURL:
+		s.count(route, "bad_request")
+		writeJSON(w, http.StatusBadRequest, urlProblem(req.URLErr))
+	case gate.Refused:
+		s.count(route, "refused")
+		s.metrics.payments.WithLabelValues(rail, string(d.Code)).Inc()
+		writeChallenge(w, r, http.StatusPaymentRequired, d.Challenge, gate.RefusalBody(d.Code, d.Challenge), d.RetryAfter)
+	case gate.Busy:
+		s.count(route, "busy")
+		s.metrics.payments.WithLabelValues(rail, string(d.Code)).Inc()
+		w.Header().Set("Retry-After", strconv.Itoa(max(1, int((d.RetryAfter+time.Second-1)/time.Second))))
+		writeJSON(w, http.StatusConflict, problem{string(d.Code), d.Code.Detail()})
+	case gate.Paid:
+		outcome := "paid"
+		if d.Ticket.Resumed {
+			outcome = "resumed"
+		}
+		s.metrics.payments.WithLabelValues(d.Ticket.Payment.Rail, outcome).Inc()
+		s.deliver(w, r, op, route, req.TargetURL, d.Ticket)
+	}
+}
+
+func railOf(h http.Header) string {
+	if h.Get(gate.HeaderPaymentTx) != "" || h.Get(gate.HeaderPaymentMemo) != "" {
+		return gate.RailDirect
+	}
+	return gate.RailFacilitator
+}
+
+// deliver runs the paid op, signs the report and records delivery and the
+// ledger entry in one transaction, then answers. A failure of ours before the
+// record releases the payment so the same request can resume it once.
+func (s *Server) deliver(w http.ResponseWriter, r *http.Request, op, route, url string, t gate.Ticket) {
+	ctx, cancel := s.opContext(r.Context())
+	defer cancel()
+	fail := func(what string, err error) {
+		if rerr := s.cfg.Store.Release(ctx, t.PaymentID, t.LeaseToken); rerr != nil && !errors.Is(rerr, store.ErrLeaseLost) {
+			s.cfg.Logger.Error("release failed", "route", route, "error", rerr.Error())
+		}
+		s.cfg.Logger.Error(what, "route", route, "error", err.Error())
+		s.count(route, "error")
+		writeJSON(w, http.StatusInternalServerError, problem{errInternal,
+			"The op failed on our side; repeat the same request with the same payment headers to resume it once at no charge."})
+	}
+
+	start := time.Now()
+	rep, err := s.cfg.Runner.Run(ctx, op, url)
+	s.metrics.fetchDuration.WithLabelValues(op).Observe(time.Since(start).Seconds())
+	if err != nil {
+		fail("op failed", err)
+		return
+	}
+	price := s.cfg.Gate.Offers[op].Price
+	signed, err := report.Sign(PaidReport{
+		Report:  rep,
+		Payment: PaymentRef{Rail: t.Payment.Rail, Tx: t.Payment.Tx, Resumed: t.Resumed},
+		Price:   PriceRef{USDCUnits: strconv.FormatUint(price, 10), Label: priceLabel(price)},
+	}, s.cfg.Key)
+	if err != nil {
+		fail("signing failed", err)
+		return
+	}
+	entry := s.entry(rep, t, price)
+	if err := s.cfg.Store.Deliver(ctx, t.PaymentID, t.LeaseToken, entry); err != nil {
+		if errors.Is(err, store.ErrLeaseLost) {
+			s.count(route, "busy")
+			w.Header().Set("Retry-After", "1")
+			writeJSON(w, http.StatusConflict, problem{string(gate.CodePaymentInProgress), gate.CodePaymentInProgress.Detail()})
+			return
+		}
+		fail("delivery record failed", err)
+		return
+	}
+	s.countVerdict(rep)
+	s.count(route, "ok")
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	w.Write(signed)
+}
+
+// MarshalJSON flattens the op report and the payment fields into one object.
+func (p PaidReport) MarshalJSON() ([]byte, error) {
+	raw, err := json.Marshal(p.Report)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, err
+	}
+	m["payment"], _ = json.Marshal(p.Payment)
+	m["price"], _ = json.Marshal(p.Price)
+	return json.Marshal(m)
+}
+
+func (s *Server) countVerdict(rep ops.Report) {
+	switch r := rep.(type) {
+	case ops.CheckReport:
+		s.metrics.verdicts.WithLabelValues(ops.OpCheck, string(r.State)).Inc()
+	case ops.MemoReport:
+		s.metrics.verdicts.WithLabelValues(ops.OpMemo, string(r.State)).Inc()
+	case ops.ProbeReport:
+		s.metrics.grades.WithLabelValues("direct", string(r.Grades.Direct.Grade)).Inc()
+		s.metrics.grades.WithLabelValues("facilitator", string(r.Grades.Facilitator.Grade)).Inc()
+	}
+}
+
+// CADBasis is the fixed sentence naming the CAD valuation source and rule.
+const CADBasis = "Bank of Canada daily exchange rate FXUSDCAD of the payment's UTC date (or the closest preceding published date); USDC valued at par with USD."
+
+// entry builds the ledger row: exactly the op's closed field list.
+func (s *Server) entry(rep ops.Report, t gate.Ticket, price uint64) store.Entry {
+	env := rep.Common()
+	e := store.Entry{
+		PayerWallet:       t.Payment.Payer,
+		Timestamp:         s.cfg.Now().UTC(),
+		PriceUSDCUnits:    price,
+		CAD:               store.CAD{Basis: CADBasis, Pending: true},
+		PaymentTx:         t.Payment.Tx,
+		SolanaFeeLamports: t.Payment.FeeLamports,
+		CriteriaVersion:   env.CriteriaID + "@" + env.CriteriaRevision,
+		VerdictLine:       env.VerdictLine,
+		House:             s.cfg.HouseWallets[t.Payment.Payer],
+	}
+	switch r := rep.(type) {
+	case ops.CheckReport:
+		e.Check = &store.CheckFields{PayabilityState: string(r.State), DescriptionOverlong: isTrue(r.Factors.DescriptionOverlong)}
+	case ops.MemoReport:
+		e.Memo = &store.MemoFields{MemoBindingState: string(r.State)}
+	case ops.ProbeReport:
+		e.Probe = &store.ProbeFields{DirectGrade: string(r.Grades.Direct.Grade),
+			FacilitatorGrade: string(r.Grades.Facilitator.Grade), ExposuresCount: len(r.Exposures)}
+	}
+	return e
+}
+
+func isTrue(b *bool) bool { return b != nil && *b }
+
+var _ = criteria.TimeFormat
+var _ = verdict.Populated
