@@ -1,0 +1,316 @@
+package sqlcore
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/exchangerebel/payability/internal/store"
+)
+
+const dayMS = int64(24 * time.Hour / time.Millisecond)
+
+// Store implements store.Store, except Close, on a DB.
+type Store struct {
+	db         DB
+	useDBClock bool
+	freeUpsert string
+	freeState  string
+}
+
+// New returns a Store on db. With useDBClock the free tier reads the
+// database's clock (d.ClockMS) and ignores the now it is given, so the clocks
+// of several instances do not matter.
+func New(db DB, d Dialect, useDBClock bool) *Store {
+	return &Store{
+		db:         db,
+		useDBClock: useDBClock,
+		freeUpsert: fmt.Sprintf(freeUpsertSQL, d.ClockMS),
+		freeState:  fmt.Sprintf(freeStateSQL, d.ClockMS),
+	}
+}
+
+// TakeFree implements store.Store.
+func (s *Store) TakeFree(ctx context.Context, key string, now time.Time, perDay int, minInterval time.Duration) (store.FreeDecision, error) {
+	if key == "" || perDay < 1 || minInterval < 0 || (!s.useDBClock && now.IsZero()) {
+		return store.FreeDecision{}, store.ErrInvalidFree
+	}
+	var nowArg any
+	if !s.useDBClock {
+		nowArg = now.UnixMilli()
+	}
+	intervalMS := minInterval.Milliseconds()
+
+	var used, last int64
+	err := s.db.QueryRow(ctx, s.freeUpsert, key, nowArg, int64(perDay), intervalMS).Scan(&used, &last)
+	if err == nil {
+		return store.FreeDecision{Allowed: true, UsedToday: int(used)}, nil
+	}
+	if !errors.Is(err, ErrNoRows) {
+		return store.FreeDecision{}, fmt.Errorf("store: free tier: %w", err)
+	}
+
+	// Refused. Say which limit, from the row as it is now.
+	var day, nowMS int64
+	if err := s.db.QueryRow(ctx, s.freeState, key, nowArg).Scan(&day, &used, &last, &nowMS); err != nil {
+		return store.FreeDecision{}, fmt.Errorf("store: free tier state: %w", err)
+	}
+	today := nowMS / dayMS
+	if day == today && used >= int64(perDay) {
+		return store.FreeDecision{
+			Reason:     store.FreeDailyLimit,
+			UsedToday:  int(used),
+			RetryAfter: time.Duration((today+1)*dayMS-nowMS) * time.Millisecond,
+		}, nil
+	}
+	d := store.FreeDecision{
+		Reason:     store.FreeMinInterval,
+		RetryAfter: time.Duration(max(last+intervalMS-nowMS, 0)) * time.Millisecond,
+	}
+	if day == today {
+		d.UsedToday = int(used)
+	}
+	return d, nil
+}
+
+type payment struct {
+	id, rail, tx, memo, op string
+	verified, leaseUntil   int64
+	resumes                int64
+	delivered              *int64
+}
+
+// Claim implements store.Store.
+func (s *Store) Claim(ctx context.Context, c store.Claim) (store.ClaimResult, error) {
+	if err := c.Validate(); err != nil {
+		return store.ClaimResult{}, err
+	}
+	now := c.Now.UnixMilli()
+	leaseUntil := now + c.LeaseFor.Milliseconds()
+	token := rand.Text()
+
+	id := rand.Text()
+	n, err := s.db.Exec(ctx, insertPaymentSQL, id, c.Rail, c.Tx, c.MemoDigest, string(c.Op), c.Payer,
+		strconv.FormatUint(c.Amount, 10), strconv.FormatUint(c.FeeLamports, 10), now, token, leaseUntil)
+	if err != nil {
+		return store.ClaimResult{}, fmt.Errorf("store: claim: %w", err)
+	}
+	if n == 1 {
+		return store.ClaimResult{Outcome: store.Claimed, PaymentID: id, LeaseToken: token}, nil
+	}
+
+	// Seen before. A lost compare-and-set means another presentation moved
+	// the payment on (resumed or delivered it), so reading it again decides;
+	// its state only moves forward, so a few rounds always suffice.
+	for range 3 {
+		ps, err := s.findPayments(ctx, c.Tx, c.MemoDigest)
+		if err != nil {
+			return store.ClaimResult{}, err
+		}
+		if len(ps) == 0 {
+			return store.ClaimResult{}, errors.New("store: claim: conflicting payment not found")
+		}
+		p := ps[0]
+		switch {
+		case len(ps) > 1, p.tx != c.Tx, p.memo != c.MemoDigest, p.op != string(c.Op), p.rail != c.Rail:
+			// The tx and the memo were each spent, or not together.
+			return store.ClaimResult{Outcome: store.AlreadyUsed}, nil
+		case p.delivered != nil:
+			return store.ClaimResult{Outcome: store.AlreadyUsed}, nil
+		case p.leaseUntil > now:
+			return store.ClaimResult{
+				Outcome:    store.Busy,
+				RetryAfter: time.Duration(p.leaseUntil-now) * time.Millisecond,
+			}, nil
+		case p.resumes > 0, now >= p.verified+c.ResumeWindow.Milliseconds():
+			return store.ClaimResult{Outcome: store.AlreadyUsed}, nil
+		}
+		n, err := s.db.Exec(ctx, resumeSQL, p.id, token, leaseUntil, now, c.ResumeWindow.Milliseconds())
+		if err != nil {
+			return store.ClaimResult{}, fmt.Errorf("store: resume: %w", err)
+		}
+		if n == 1 {
+			return store.ClaimResult{Outcome: store.Resumed, PaymentID: p.id, LeaseToken: token}, nil
+		}
+	}
+	return store.ClaimResult{}, errors.New("store: claim: payment state kept changing")
+}
+
+func (s *Store) findPayments(ctx context.Context, tx, memo string) ([]payment, error) {
+	rows, err := s.db.Query(ctx, findPaymentsSQL, tx, memo)
+	if err != nil {
+		return nil, fmt.Errorf("store: find payment: %w", err)
+	}
+	defer rows.Close()
+	var ps []payment
+	for rows.Next() {
+		var p payment
+		if err := rows.Scan(&p.id, &p.rail, &p.tx, &p.memo, &p.op, &p.verified, &p.leaseUntil, &p.resumes, &p.delivered); err != nil {
+			return nil, fmt.Errorf("store: find payment: %w", err)
+		}
+		ps = append(ps, p)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: find payment: %w", err)
+	}
+	return ps, nil
+}
+
+// Deliver implements store.Store.
+func (s *Store) Deliver(ctx context.Context, paymentID, leaseToken string, e store.Entry) error {
+	if err := e.Validate(); err != nil {
+		return err
+	}
+	op := e.Op()
+	e.ID = paymentID
+	e.Timestamp = e.Timestamp.UTC().Truncate(time.Millisecond)
+	return s.db.InTx(ctx, func(q Querier) error {
+		n, err := q.Exec(ctx, deliverSQL, paymentID, leaseToken, e.Timestamp.UnixMilli(), e.PaymentTx, string(op))
+		if err != nil {
+			return fmt.Errorf("store: deliver: %w", err)
+		}
+		if n != 1 {
+			return s.deliverRefusal(ctx, q, paymentID, leaseToken)
+		}
+		if _, err := q.Exec(ctx, ledgerQueries[op].insert, entryArgs(e)...); err != nil {
+			return fmt.Errorf("store: ledger entry: %w", err)
+		}
+		return nil
+	})
+}
+
+// deliverRefusal says why the delivery's compare-and-set matched no row.
+func (s *Store) deliverRefusal(ctx context.Context, q Querier, paymentID, leaseToken string) error {
+	var token *string
+	var delivered *int64
+	err := q.QueryRow(ctx, paymentStateSQL, paymentID).Scan(&token, &delivered)
+	switch {
+	case errors.Is(err, ErrNoRows):
+		return store.ErrLeaseLost
+	case err != nil:
+		return fmt.Errorf("store: deliver: %w", err)
+	case delivered != nil, token == nil, *token != leaseToken:
+		return store.ErrLeaseLost
+	}
+	// The lease is held: the entry names another tx or op.
+	return store.ErrInvalidEntry
+}
+
+// Release implements store.Store.
+func (s *Store) Release(ctx context.Context, paymentID, leaseToken string) error {
+	n, err := s.db.Exec(ctx, releaseSQL, paymentID, leaseToken)
+	if err != nil {
+		return fmt.Errorf("store: release: %w", err)
+	}
+	if n != 1 {
+		return store.ErrLeaseLost
+	}
+	return nil
+}
+
+// Entries implements store.Store.
+func (s *Store) Entries(ctx context.Context, op store.Op, from, to time.Time) ([]store.Entry, error) {
+	if !op.Valid() {
+		return nil, fmt.Errorf("store: entries: unknown op")
+	}
+	rows, err := s.db.Query(ctx, ledgerQueries[op].selectRange,
+		from.UTC().Format(store.TimestampLayout), to.UTC().Format(store.TimestampLayout))
+	if err != nil {
+		return nil, fmt.Errorf("store: entries: %w", err)
+	}
+	defer rows.Close()
+	var es []store.Entry
+	for rows.Next() {
+		e, err := scanEntry(rows, op)
+		if err != nil {
+			return nil, fmt.Errorf("store: entries: %w", err)
+		}
+		es = append(es, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: entries: %w", err)
+	}
+	return es, nil
+}
+
+// entryArgs lists e's values in the order of the ledger columns.
+func entryArgs(e store.Entry) []any {
+	args := []any{
+		e.ID, e.PayerWallet, e.Timestamp.Format(store.TimestampLayout), e.Day(),
+		strconv.FormatUint(e.PriceUSDCUnits, 10),
+		nullText(e.CAD.Rate), nullText(e.CAD.RateDate), e.CAD.Basis, e.CAD.Pending, nullText(e.CAD.Refund),
+		e.PaymentTx, strconv.FormatUint(e.SolanaFeeLamports, 10), e.CriteriaVersion, e.VerdictLine,
+	}
+	switch {
+	case e.Check != nil:
+		args = append(args, e.Check.PayabilityState, e.Check.DescriptionOverlong)
+	case e.Memo != nil:
+		args = append(args, e.Memo.MemoBindingState)
+	case e.Probe != nil:
+		args = append(args, e.Probe.DirectGrade, e.Probe.FacilitatorGrade, int64(e.Probe.ExposuresCount))
+	}
+	return append(args, e.House)
+}
+
+func scanEntry(rows Rows, op store.Op) (store.Entry, error) {
+	var (
+		e                      store.Entry
+		ts, day, price, fee    string
+		rate, rateDate, refund *string
+		exposures              int64
+		dest                   []any
+		check                  store.CheckFields
+		memo                   store.MemoFields
+		probe                  store.ProbeFields
+	)
+	dest = []any{
+		&e.ID, &e.PayerWallet, &ts, &day, &price,
+		&rate, &rateDate, &e.CAD.Basis, &e.CAD.Pending, &refund,
+		&e.PaymentTx, &fee, &e.CriteriaVersion, &e.VerdictLine,
+	}
+	switch op {
+	case store.OpCheck:
+		dest = append(dest, &check.PayabilityState, &check.DescriptionOverlong)
+		e.Check = &check
+	case store.OpMemo:
+		dest = append(dest, &memo.MemoBindingState)
+		e.Memo = &memo
+	case store.OpProbe:
+		dest = append(dest, &probe.DirectGrade, &probe.FacilitatorGrade, &exposures)
+		e.Probe = &probe
+	}
+	dest = append(dest, &e.House)
+	if err := rows.Scan(dest...); err != nil {
+		return store.Entry{}, err
+	}
+	var err error
+	if e.Timestamp, err = time.Parse(store.TimestampLayout, ts); err != nil {
+		return store.Entry{}, errors.New("bad timestamp column")
+	}
+	if e.PriceUSDCUnits, err = strconv.ParseUint(price, 10, 64); err != nil {
+		return store.Entry{}, errors.New("bad price_usdc_units column")
+	}
+	if e.SolanaFeeLamports, err = strconv.ParseUint(fee, 10, 64); err != nil {
+		return store.Entry{}, errors.New("bad solana_fee_lamports column")
+	}
+	e.CAD.Rate, e.CAD.RateDate, e.CAD.Refund = deref(rate), deref(rateDate), deref(refund)
+	probe.ExposuresCount = int(exposures)
+	return e, nil
+}
+
+func nullText(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}

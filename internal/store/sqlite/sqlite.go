@@ -1,0 +1,224 @@
+// Package sqlite is the embedded store: store.Store on one SQLite file
+// (modernc.org/sqlite, pure Go), in WAL mode.
+//
+// All writes of a process go through one connection, so they never contend
+// inside the process; between processes sharing the file, transactions begin
+// IMMEDIATE (taking the write lock first) and wait up to the busy timeout.
+// Ledger reads use a separate read-only pool, which WAL lets run beside the
+// writer.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"strings"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+
+	"github.com/exchangerebel/payability/internal/store"
+	"github.com/exchangerebel/payability/internal/store/internal/sqlcore"
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// busyTimeoutMS bounds how long a statement waits for another process's
+// write lock.
+const busyTimeoutMS = 10000
+
+// dialect: the SQLite clock, in whole Unix milliseconds.
+var dialect = sqlcore.Dialect{
+	ClockMS: "CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)",
+}
+
+// Store is store.Store on a SQLite file.
+type Store struct {
+	*sqlcore.Store
+	writer, reader *sql.DB
+}
+
+var _ store.Store = (*Store)(nil)
+
+// Open opens (creating it, mode 0600, when absent) the SQLite database at
+// path and applies the embedded migrations. Its directory must exist.
+func Open(ctx context.Context, path string) (*Store, error) {
+	if path == "" || strings.ContainsRune(path, '?') || strings.HasPrefix(path, "file:") {
+		return nil, errors.New("store: sqlite: want a plain file path")
+	}
+	// Create the file first so it gets our mode; SQLite gives its -wal and
+	// -shm files the mode of the database file.
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("store: sqlite: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return nil, fmt.Errorf("store: sqlite: %w", err)
+	}
+
+	writer, err := sql.Open("sqlite", dsn(path, false))
+	if err != nil {
+		return nil, fmt.Errorf("store: sqlite: %w", err)
+	}
+	writer.SetMaxOpenConns(1)
+	writer.SetMaxIdleConns(1)
+	writer.SetConnMaxIdleTime(0)
+	writer.SetConnMaxLifetime(0)
+
+	reader, err := sql.Open("sqlite", dsn(path, true))
+	if err != nil {
+		writer.Close()
+		return nil, fmt.Errorf("store: sqlite: %w", err)
+	}
+	reader.SetMaxOpenConns(4)
+
+	db := &sqlDB{writer: writer, reader: reader}
+	s := &Store{Store: sqlcore.New(db, dialect, false), writer: writer, reader: reader}
+	if err := s.migrate(ctx, db); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Store) migrate(ctx context.Context, db sqlcore.DB) error {
+	ms, err := sqlcore.LoadMigrations(migrations, "migrations")
+	if err != nil {
+		return err
+	}
+	return sqlcore.Migrate(ctx, db, ms)
+}
+
+// dsn is the modernc.org/sqlite data source name of path.
+func dsn(path string, readOnly bool) string {
+	q := url.Values{}
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyTimeoutMS))
+	q.Add("_pragma", "foreign_keys(1)")
+	if readOnly {
+		q.Add("_pragma", "query_only(1)")
+	} else {
+		q.Add("_pragma", "journal_mode(WAL)")
+		// FULL: a delivered payment and its ledger entry survive a power cut.
+		q.Add("_pragma", "synchronous(FULL)")
+	}
+	q.Set("_txlock", "immediate")
+	// A plain file name, not a file: URI: the driver strips the query.
+	return path + "?" + q.Encode()
+}
+
+// Close closes the database.
+func (s *Store) Close() error {
+	return errors.Join(s.reader.Close(), s.writer.Close())
+}
+
+// LedgerColumns returns the column names of op's ledger table, as the live
+// schema has them, in table order.
+func (s *Store) LedgerColumns(ctx context.Context, op store.Op) ([]string, error) {
+	if !op.Valid() {
+		return nil, errors.New("store: unknown op")
+	}
+	rows, err := s.reader.QueryContext(ctx, `SELECT name FROM pragma_table_info($1) ORDER BY cid`, sqlcore.LedgerTable(op))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var cols []string
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			return nil, err
+		}
+		cols = append(cols, name)
+	}
+	return cols, rows.Err()
+}
+
+// sqlDB adapts the two pools to sqlcore.DB: everything on the writer, except
+// multi-row reads (the ledger), which go to the reader.
+type sqlDB struct {
+	writer, reader *sql.DB
+}
+
+func (d *sqlDB) Exec(ctx context.Context, q string, args ...any) (int64, error) {
+	return execOn(ctx, d.writer, q, args)
+}
+
+func (d *sqlDB) QueryRow(ctx context.Context, q string, args ...any) sqlcore.Row {
+	return row{d.writer.QueryRowContext(ctx, q, args...)}
+}
+
+func (d *sqlDB) Query(ctx context.Context, q string, args ...any) (sqlcore.Rows, error) {
+	return queryOn(ctx, d.reader, q, args)
+}
+
+func (d *sqlDB) InTx(ctx context.Context, fn func(sqlcore.Querier) error) error {
+	tx, err := d.writer.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := fn(txQuerier{tx}); err != nil {
+		return errors.Join(err, ignoreDone(tx.Rollback()))
+	}
+	return tx.Commit()
+}
+
+func ignoreDone(err error) error {
+	if errors.Is(err, sql.ErrTxDone) {
+		return nil
+	}
+	return err
+}
+
+// txQuerier runs every statement, reads included, in the transaction.
+type txQuerier struct{ tx *sql.Tx }
+
+func (t txQuerier) Exec(ctx context.Context, q string, args ...any) (int64, error) {
+	return execOn(ctx, t.tx, q, args)
+}
+
+func (t txQuerier) QueryRow(ctx context.Context, q string, args ...any) sqlcore.Row {
+	return row{t.tx.QueryRowContext(ctx, q, args...)}
+}
+
+func (t txQuerier) Query(ctx context.Context, q string, args ...any) (sqlcore.Rows, error) {
+	return queryOn(ctx, t.tx, q, args)
+}
+
+type execQuerier interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+func execOn(ctx context.Context, e execQuerier, q string, args []any) (int64, error) {
+	res, err := e.ExecContext(ctx, q, args...)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+
+func queryOn(ctx context.Context, e execQuerier, q string, args []any) (sqlcore.Rows, error) {
+	rs, err := e.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	return rows{rs}, nil
+}
+
+type row struct{ r *sql.Row }
+
+func (r row) Scan(dest ...any) error {
+	err := r.r.Scan(dest...)
+	if errors.Is(err, sql.ErrNoRows) {
+		return sqlcore.ErrNoRows
+	}
+	return err
+}
+
+type rows struct{ *sql.Rows }
+
+func (r rows) Close() { _ = r.Rows.Close() }

@@ -1,0 +1,293 @@
+// Package store is the one storage contract of the paid service: the free-tier
+// counters, the payments seen-set with its resume lease, and the ledger. It
+// holds the interface and its types only; the adapters live in store/sqlite
+// (the embedded default) and store/postgres (several instances), and
+// store/storetest is the conformance suite both of them run.
+//
+// Every guarantee here is a database guarantee (UNIQUE constraints, one
+// conditional upsert, compare-and-set updates), never an in-process lock, so
+// it holds across processes and instances sharing one database.
+package store
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Store is the storage of one paid-service deployment.
+type Store interface {
+	// TakeFree takes one free pre-check for key (a caller wallet or a client
+	// address, scoped by the caller to its service and op) in ONE atomic
+	// conditional upsert: at most perDay allowed calls per UTC day (the day
+	// of now) and at least minInterval between allowed calls. A refused call
+	// changes nothing. A backend opened with a database clock ignores now.
+	TakeFree(ctx context.Context, key string, now time.Time, perDay int, minInterval time.Duration) (FreeDecision, error)
+
+	// Claim records a verified payment before its op runs, or takes it back
+	// for the one resume it allows; see ClaimOutcome for the outcomes.
+	Claim(ctx context.Context, c Claim) (ClaimResult, error)
+
+	// Deliver marks the payment delivered and writes its ledger entry in one
+	// transaction. It fails with ErrLeaseLost, writing nothing, when the
+	// caller no longer holds the lease (released, or taken over by a resume
+	// after it expired) or the payment is already delivered; a lease that
+	// ran out but was not taken over still delivers, as the token, not the
+	// clock, is the lease's identity. The entry is
+	// stored under the payment's id; e.ID is ignored. e.PaymentTx and the
+	// entry's op must be those of the claimed payment (else ErrInvalidEntry).
+	Deliver(ctx context.Context, paymentID, leaseToken string, e Entry) error
+
+	// Release gives the lease back after a failure on our side, so the payer
+	// can resume at once instead of waiting for the lease to expire. It fails
+	// with ErrLeaseLost when the caller no longer holds the lease.
+	Release(ctx context.Context, paymentID, leaseToken string) error
+
+	// Entries returns the ledger entries of op whose timestamp is in
+	// [from, to), oldest first.
+	Entries(ctx context.Context, op Op, from, to time.Time) ([]Entry, error)
+
+	Close() error
+}
+
+// Op names a paid op. Each op has its own ledger, as the criteria keep the
+// memo op's entries apart from the check op's.
+type Op string
+
+// The paid ops of both services.
+const (
+	OpCheck Op = "check" // payability-verdict, POST /check
+	OpMemo  Op = "memo"  // payability-verdict, POST /memo
+	OpProbe Op = "probe" // rail-probe, POST /probe
+)
+
+// Ops lists every paid op, in a fixed order.
+var Ops = []Op{OpCheck, OpMemo, OpProbe}
+
+// Valid reports whether op is one of Ops.
+func (op Op) Valid() bool {
+	return op == OpCheck || op == OpMemo || op == OpProbe
+}
+
+// FreeReason says which free-tier limit refused a call.
+type FreeReason string
+
+// The free-tier refusal reasons (a closed set, usable as a metrics label).
+const (
+	FreeDailyLimit  FreeReason = "daily_limit"
+	FreeMinInterval FreeReason = "min_interval"
+)
+
+// FreeDecision is the answer of TakeFree.
+type FreeDecision struct {
+	Allowed bool
+	// Reason is empty when Allowed; otherwise the limit that refused the
+	// call. The daily limit wins when both apply.
+	Reason FreeReason
+	// UsedToday counts the allowed calls of the key on the UTC day of the
+	// call, this one included when Allowed.
+	UsedToday int
+	// RetryAfter is zero when Allowed; otherwise how long until the refusing
+	// limit lifts (the next UTC midnight for the daily limit).
+	RetryAfter time.Duration
+}
+
+// Claim is a verified payment presented for an op.
+type Claim struct {
+	Rail string // the payment rail ("direct", "facilitator")
+	Tx   string // the payment transaction signature; UNIQUE
+	// MemoDigest is a keyed digest of the memo the payment carried: 64
+	// lowercase hex digits, UNIQUE. A memo value is never stored, so Claim
+	// refuses anything else (ErrInvalidClaim).
+	MemoDigest  string
+	Op          Op
+	Payer       string // the paying wallet
+	Amount      uint64 // USDC units received
+	FeeLamports uint64 // the Solana fee of the transaction
+	// Now is the time of the presentation (the first one: the verification).
+	Now time.Time
+	// LeaseFor is how long the claim holds the payment before another
+	// presentation may resume it.
+	LeaseFor time.Duration
+	// ResumeWindow is how long after the verification a resume is allowed
+	// (15 minutes in the paid-service issue).
+	ResumeWindow time.Duration
+}
+
+// ClaimOutcome is what Claim decided. The values are a closed set, usable as
+// a metrics label.
+type ClaimOutcome string
+
+const (
+	// Claimed: the first presentation of the payment; the caller holds the
+	// lease and runs the op.
+	Claimed ClaimOutcome = "claimed"
+	// Resumed: the payment was verified before but never delivered, its
+	// lease is free and its one resume was unused and within the window; the
+	// caller now holds the lease and runs the op again at no charge.
+	Resumed ClaimOutcome = "resumed"
+	// Busy: another presentation holds the lease; the caller answers 409
+	// with Retry-After.
+	Busy ClaimOutcome = "busy"
+	// AlreadyUsed: the payment (its tx or its memo) is spent: delivered,
+	// resumed once already, past the resume window, or presented with a tx
+	// and memo that do not belong together.
+	AlreadyUsed ClaimOutcome = "already_used"
+)
+
+// ClaimResult is the answer of Claim.
+type ClaimResult struct {
+	Outcome ClaimOutcome
+	// PaymentID and LeaseToken are set when the caller holds the lease
+	// (Claimed, Resumed); Deliver and Release need both.
+	PaymentID  string
+	LeaseToken string
+	// RetryAfter is set when Busy: how long the current lease still runs.
+	RetryAfter time.Duration
+}
+
+// Entry is one ledger row: exactly the closed field list the criteria publish
+// for its op, nothing else. It never carries a called URL, a memo, a
+// challenge or probe-response value, or a hash of one.
+type Entry struct {
+	// ID is the primary key: the id of the payment the entry records.
+	ID string
+	// PayerWallet is "payer wallet".
+	PayerWallet string
+	// Timestamp is "timestamp/day": stored as UTC RFC 3339 text with
+	// milliseconds, and its UTC date.
+	Timestamp time.Time
+	// PriceUSDCUnits is "price (USDC units)" (10000 = $0.01), stored as text.
+	PriceUSDCUnits uint64
+	// CAD is the CAD fair-market-value block that goes with the price.
+	CAD CAD
+	// PaymentTx and SolanaFeeLamports are "payment tx id + Solana fee
+	// (lamports)"; the fee is stored as text.
+	PaymentTx         string
+	SolanaFeeLamports uint64
+	CriteriaVersion   string
+	VerdictLine       string
+	// House is "house flag": the payer is one of the operator's own wallets.
+	House bool
+
+	// Exactly one of the op fields is set; it names the entry's op.
+	Check *CheckFields
+	Memo  *MemoFields
+	Probe *ProbeFields
+}
+
+// CAD is the CAD fair-market-value block of an entry: "rate, rate date,
+// basis, cad_pending, refund". Rates are exact decimals as text; an empty
+// string is stored as NULL.
+type CAD struct {
+	Rate     string // CAD per USD; empty while Pending
+	RateDate string // YYYY-MM-DD of the rate used; empty while Pending
+	Basis    string // the fixed sentence naming the source and the rule
+	Pending  bool   // the rate of the payment's date is not published yet
+	Refund   string // the refund link of the ledger issue; empty for none
+}
+
+// CheckFields are the check op's own ledger fields.
+type CheckFields struct {
+	PayabilityState     string // "payability state"
+	DescriptionOverlong bool   // "description_overlong flag"
+}
+
+// MemoFields are the memo op's own ledger fields.
+type MemoFields struct {
+	MemoBindingState string // "memo_binding_state"
+}
+
+// ProbeFields are the probe op's own ledger fields.
+type ProbeFields struct {
+	DirectGrade      string // "direct grade"
+	FacilitatorGrade string // "facilitator grade"
+	ExposuresCount   int    // "exposures count"
+}
+
+// Op returns the op named by the entry's op fields, or "" unless exactly one
+// of them is set.
+func (e Entry) Op() Op {
+	var op Op
+	n := 0
+	if e.Check != nil {
+		op, n = OpCheck, n+1
+	}
+	if e.Memo != nil {
+		op, n = OpMemo, n+1
+	}
+	if e.Probe != nil {
+		op, n = OpProbe, n+1
+	}
+	if n != 1 {
+		return ""
+	}
+	return op
+}
+
+// Day returns the UTC date of the entry's timestamp, YYYY-MM-DD.
+func (e Entry) Day() string {
+	return e.Timestamp.UTC().Format(DayLayout)
+}
+
+// Time formats of the ledger's text columns.
+const (
+	// TimestampLayout is UTC RFC 3339 with milliseconds. Its text sorts in
+	// time order, so ranges are plain text comparisons on every backend.
+	TimestampLayout = "2006-01-02T15:04:05.000Z"
+	DayLayout       = "2006-01-02"
+)
+
+// Errors of the contract. They are closed-form: no value of a payment, an
+// entry or a fetched response is ever formatted into them.
+var (
+	// ErrLeaseLost: the caller does not hold the payment's lease (any more).
+	ErrLeaseLost = errors.New("store: payment lease not held")
+	// ErrInvalidClaim: a Claim is missing a field or its memo digest is not
+	// 64 lowercase hex digits.
+	ErrInvalidClaim = errors.New("store: invalid claim")
+	// ErrInvalidEntry: an Entry is incomplete, names no single op, or does
+	// not belong to the payment it is delivered for.
+	ErrInvalidEntry = errors.New("store: invalid ledger entry")
+	// ErrInvalidFree: a free-tier limit is out of range.
+	ErrInvalidFree = errors.New("store: invalid free-tier limit")
+)
+
+// Validate checks the form of a claim.
+func (c Claim) Validate() error {
+	switch {
+	case c.Rail == "", c.Tx == "", c.Payer == "", !c.Op.Valid(),
+		!IsDigest(c.MemoDigest), c.Now.IsZero(), c.LeaseFor <= 0, c.ResumeWindow <= 0:
+		return ErrInvalidClaim
+	}
+	return nil
+}
+
+// Validate checks the form of an entry on its own (Deliver also checks that
+// it belongs to its payment).
+func (e Entry) Validate() error {
+	switch {
+	case e.Op() == "", e.PayerWallet == "", e.Timestamp.IsZero(), e.PaymentTx == "",
+		e.CriteriaVersion == "", e.VerdictLine == "", e.CAD.Basis == "",
+		e.CAD.Pending && (e.CAD.Rate != "" || e.CAD.RateDate != ""),
+		!e.CAD.Pending && (e.CAD.Rate == "" || e.CAD.RateDate == ""),
+		e.Probe != nil && e.Probe.ExposuresCount < 0:
+		return ErrInvalidEntry
+	}
+	return nil
+}
+
+// IsDigest reports whether s has the form of a memo digest: 64 lowercase hex
+// digits (a SHA-256-sized keyed digest).
+func IsDigest(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}

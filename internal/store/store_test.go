@@ -1,0 +1,74 @@
+package store_test
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/exchangerebel/payability/internal/store"
+)
+
+func TestIsDigest(t *testing.T) {
+	for s, want := range map[string]bool{
+		"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef":  true,
+		"0123456789ABCDEF0123456789abcdef0123456789abcdef0123456789abcdef":  false,
+		"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcde":   false,
+		"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0": false,
+		"pv-0123456789abcdef": false,
+		"":                    false,
+	} {
+		if got := store.IsDigest(s); got != want {
+			t.Errorf("IsDigest(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
+
+func TestEntryOpIsTheOneOpFieldSet(t *testing.T) {
+	for name, tc := range map[string]struct {
+		e    store.Entry
+		want store.Op
+	}{
+		"check": {store.Entry{Check: &store.CheckFields{}}, store.OpCheck},
+		"memo":  {store.Entry{Memo: &store.MemoFields{}}, store.OpMemo},
+		"probe": {store.Entry{Probe: &store.ProbeFields{}}, store.OpProbe},
+		"none":  {store.Entry{}, ""},
+		"two":   {store.Entry{Check: &store.CheckFields{}, Probe: &store.ProbeFields{}}, ""},
+	} {
+		if got := tc.e.Op(); got != tc.want {
+			t.Errorf("%s: Op() = %q, want %q", name, got, tc.want)
+		}
+	}
+}
+
+func TestEntryDayIsTheUTCDate(t *testing.T) {
+	e := store.Entry{Timestamp: time.Date(2026, 3, 2, 20, 30, 0, 0, time.FixedZone("EST", -5*3600))}
+	if got := e.Day(); got != "2026-03-03" {
+		t.Errorf("Day() = %q, want 2026-03-03", got)
+	}
+}
+
+func TestEntryValidateCADBlock(t *testing.T) {
+	base := store.Entry{
+		PayerWallet: "w", Timestamp: time.Unix(1, 0), PaymentTx: "tx", CriteriaVersion: "1.0.0",
+		VerdictLine: "v", Check: &store.CheckFields{}, CAD: store.CAD{Basis: "b", Pending: true},
+	}
+	filled := base
+	filled.CAD = store.CAD{Basis: "b", Rate: "1.3643", RateDate: "2026-03-02"}
+	noDate := filled
+	noDate.CAD.RateDate = ""
+	noBasis := base
+	noBasis.CAD.Basis = ""
+	for name, tc := range map[string]struct {
+		e    store.Entry
+		want error
+	}{
+		"pending without a rate": {base, nil},
+		"filled":                 {filled, nil},
+		"rate without its date":  {noDate, store.ErrInvalidEntry},
+		"no basis":               {noBasis, store.ErrInvalidEntry},
+	} {
+		if err := tc.e.Validate(); !errors.Is(err, tc.want) {
+			t.Errorf("%s: Validate() = %v, want %v", name, err, tc.want)
+		}
+	}
+}
