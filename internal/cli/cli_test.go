@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -212,4 +213,15 @@ func TestEndToEndOnLoopback(t *testing.T) {
 	if rep.State != "HEADER-MISSING" {
 		t.Errorf("--allow-private: state %s, want HEADER-MISSING", rep.State)
 	}
+}
+
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
 }

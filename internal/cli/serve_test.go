@@ -1,0 +1,128 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// fakeRPC answers every getTransaction with "not found", like a node that
+// has not seen the transaction.
+func fakeRPC(t *testing.T) string {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, `{"jsonrpc":"2.0","result":null,"id":1}`)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+const (
+	wallet  = "7Li3hs31FppKK6CbRFQMUzFrTGABSVDUtv3NvaKNoRfV"
+	account = "BBNSAKH9ikKc9gWN9s8wyENZg1NGrnKGYQBXb1qMTQzK"
+)
+
+func TestServeRefusesToStartWithoutAWorkingRail(t *testing.T) {
+	dead := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(500) }))
+	defer dead.Close()
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no rail", nil, "no working payment rail"},
+		{"incomplete direct rail", []string{"--pay-to", wallet}, "needs all of"},
+		{"bad wallet", []string{"--pay-to", "nope", "--token-account", account, "--solana-rpc", fakeRPC(t)}, "--pay-to"},
+		{"RPC down", []string{"--pay-to", wallet, "--token-account", account, "--solana-rpc", dead.URL}, "does not answer"},
+		{"facilitator not in this build", []string{"--facilitator", "http://127.0.0.1:1/"}, "--facilitator"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			e := Env{Getenv: func(string) string { return "" }, Stdout: &out, Stderr: &errb}
+			args := append([]string{"serve", "--addr", "127.0.0.1:0", "--data-dir", t.TempDir()}, tt.args...)
+			if code := e.Run(context.Background(), args); code != ExitInternal || !strings.Contains(errb.String(), tt.want) {
+				t.Errorf("exit %d, stderr %q; want 1 and %q", code, errb.String(), tt.want)
+			}
+		})
+	}
+}
+
+func TestServeEnvironmentFlags(t *testing.T) {
+	var errb bytes.Buffer
+	env := map[string]string{"PAYABILITY_PAY_TO": wallet, "PAYABILITY_TOKEN_ACCOUNT": account}
+	e := Env{Getenv: func(k string) string { return env[k] }, Stdout: io.Discard, Stderr: &errb}
+	// The RPC flag is missing: the error proves the other two were read.
+	if code := e.Run(context.Background(), []string{"serve", "--data-dir", t.TempDir()}); code != ExitInternal || !strings.Contains(errb.String(), "needs all of") {
+		t.Errorf("exit %d: %s", code, errb.String())
+	}
+}
+
+// TestServeEndToEnd starts the real server on loopback with an embedded
+// store, answers a challenge and a pre-check, verifies the pre-check against
+// the served JWKS, and shuts down gracefully.
+func TestServeEndToEnd(t *testing.T) {
+	dir := t.TempDir()
+	var errb bytes.Buffer
+	e := Env{Getenv: func(string) string { return "" }, Stdout: io.Discard, Stderr: &syncWriter{w: &errb}}
+	f := serveFlags{addr: "127.0.0.1:0", dataDir: dir, service: "all", payTo: wallet, tokenAccount: account,
+		solanaRPC: fakeRPC(t), network: "solana", commitment: "confirmed", maxTimeout: 120}
+	srv, cleanup, err := buildServer(context.Background(), e, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cleanup()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int)
+	go func() { done <- serveUntilDone(ctx, e, ln, srv) }()
+	base := "http://" + ln.Addr().String()
+
+	res, err := http.Get(base + "/toll/payability/check")
+	if err != nil || res.StatusCode != http.StatusPaymentRequired || res.Header.Get("PAYMENT-REQUIRED") == "" {
+		t.Fatalf("challenge: %v %v", err, res)
+	}
+	res, err = http.Post(base+"/toll/rail-probe/precheck", "application/json", strings.NewReader(`{"url":"https://seller.example/api"}`))
+	if err != nil || res.StatusCode != http.StatusOK {
+		t.Fatalf("precheck: %v %v", err, res)
+	}
+	body, _ := io.ReadAll(res.Body)
+	path := filepath.Join(t.TempDir(), "precheck.json")
+	os.WriteFile(path, body, 0o600)
+	var out bytes.Buffer
+	ve := Env{Getenv: func(string) string { return "" }, Stdout: &out, Stderr: io.Discard}
+	if code := ve.Run(context.Background(), []string{"verify", path, "--jwks", base + "/.well-known/jwks.json"}); code != ExitOK || !strings.Contains(out.String(), "VERIFIED") {
+		t.Errorf("verify: exit %d %s", code, out.String())
+	}
+	body[len(body)/2] ^= 1
+	os.WriteFile(path, body, 0o600)
+	out.Reset()
+	if code := ve.Run(context.Background(), []string{"verify", path, "--jwks", base + "/.well-known/jwks.json"}); code == ExitOK {
+		t.Errorf("a tampered document verified: %s", out.String())
+	}
+	for _, name := range []string{"signing-key.pem", "memo-key"} {
+		st, err := os.Stat(filepath.Join(dir, name))
+		if err != nil || st.Mode().Perm() != 0o600 {
+			t.Errorf("%s: %v mode %v", name, err, st)
+		}
+	}
+	cancel()
+	select {
+	case code := <-done:
+		if code != ExitOK {
+			t.Errorf("shutdown exit %d", code)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no graceful shutdown")
+	}
+}
