@@ -561,6 +561,25 @@ func checkCases(g *gen) {
 		g.check("check-header-missing-bad-padding", "R4: padding that does not complete the last quantum is undecodable.", seller, resp(402, unpadded(s)+"===", b))
 	}
 	{
+		b, h := fleet()
+		s := b64(h)
+		if strings.HasSuffix(s, "==") {
+			g.check("check-header-missing-partial-padding", "R29: one '=' where two are due is undecodable.", seller, resp(402, s[:len(s)-1], b))
+		} else {
+			g.check("check-header-missing-partial-padding", "R29: padding on a complete quantum is undecodable.", seller, resp(402, s+"=", b))
+		}
+	}
+	{
+		b, h := fleet()
+		// Make the last quantum carry non-zero trailing bits: R29 accepts them.
+		s := unpadded(b64(string(enc(h)) + " "))
+		last := s[len(s)-1]
+		alphabet := "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+		idx := strings.IndexByte(alphabet, last)
+		s = s[:len(s)-1] + string(alphabet[idx|1])
+		g.check("check-header-nonzero-trailing-bits", "R29: non-zero trailing bits in the last quantum are ignored, as common decoders do.", seller, resp(402, s, b))
+	}
+	{
 		b, _ := fleet()
 		put(b, "accepts.0.description", strings.Repeat("w", 501))
 		g.check("check-header-missing-description-overlong", "description_flag: reported on a HEADER-MISSING challenge too; the state is unchanged.", seller, resp(402, nil, b))
