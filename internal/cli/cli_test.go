@@ -205,6 +205,9 @@ func TestEndToEndOnLoopback(t *testing.T) {
 	if rep.State != "NOT-A-402" || rep.Factors.Reason == nil || *rep.Factors.Reason != "fetch_failed" {
 		t.Errorf("default guard: state %s reason %v", rep.State, rep.Factors.Reason)
 	}
+	if !strings.Contains(errb.String(), "--allow-private") {
+		t.Errorf("no hint about --allow-private: %q", errb.String())
+	}
 	out.Reset()
 	if code := e.Run(context.Background(), []string{"check", "--json", "--allow-private", srv.URL}); code != ExitOK {
 		t.Fatalf("exit %d: %s", code, errb.String())

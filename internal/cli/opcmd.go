@@ -4,6 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/netip"
+	"net/url"
+	"strings"
+
+	"github.com/exchangerebel/payability/internal/capture"
+	"github.com/exchangerebel/payability/internal/target"
+	"github.com/exchangerebel/payability/internal/verdict"
 
 	"github.com/exchangerebel/payability/internal/criteria"
 	"github.com/exchangerebel/payability/internal/ops"
@@ -67,6 +74,9 @@ func opCommand(op string) func(ctx context.Context, e Env, args []string) int {
 			fmt.Fprintf(e.Stderr, "payability: writing the report failed: %v\n", err)
 			return ExitInternal
 		}
+		if !*allowPrivate && nonPublicLiteral(pos[0]) && fetchFailed(rep) {
+			fmt.Fprintln(e.Stderr, "payability: note: the address guard refuses loopback and private addresses; use --allow-private to check a staging endpoint")
+		}
 		switch {
 		case expect != nil && *expect != "" && rep.Outcome() != *expect:
 			fmt.Fprintf(e.Stderr, "payability: expected %s, got %s\n", *expect, rep.Outcome())
@@ -77,4 +87,32 @@ func opCommand(op string) func(ctx context.Context, e Env, args []string) int {
 		}
 		return ExitOK
 	}
+}
+
+// nonPublicLiteral reports whether the URL's host is localhost or a literal IP
+// address the address guard refuses (names are not resolved for a hint).
+func nonPublicLiteral(raw string) bool {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return false
+	}
+	host := u.Hostname()
+	if strings.EqualFold(host, "localhost") || strings.HasSuffix(strings.ToLower(host), ".localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && !target.AddressAllowed(ip)
+}
+
+// fetchFailed reports whether the op could not fetch the target at all.
+func fetchFailed(rep ops.Report) bool {
+	switch r := rep.(type) {
+	case ops.CheckReport:
+		return r.Factors.Reason != nil && *r.Factors.Reason == verdict.ReasonFetchFailed
+	case ops.MemoReport:
+		return !r.Factors.Fetch1.FetchOK
+	case ops.ProbeReport:
+		return len(r.Probes) > 0 && r.Probes[0].Outcome == capture.Failed
+	}
+	return false
 }
