@@ -1,0 +1,81 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/exchangerebel/payability/internal/reliability"
+)
+
+func init() {
+	register(command{"reliability", "check a CORTX reliability record, bound to the endpoint's own 402 terms, before paying", runReliability})
+}
+
+// Exit statuses of reliability, one per action of the decision table.
+const (
+	ExitReliabilityWarn       = 10
+	ExitReliabilityDoNotCall  = 20
+	ExitReliabilityUnverified = 30
+)
+
+var reliabilityExit = map[reliability.Action]int{
+	reliability.Favourable: ExitOK,
+	reliability.Warn:       ExitReliabilityWarn,
+	reliability.DoNotCall:  ExitReliabilityDoNotCall,
+	reliability.Unverified: ExitReliabilityUnverified,
+}
+
+func runReliability(ctx context.Context, e Env, args []string) int {
+	fs := newFlagSet(e, "reliability",
+		"reliability --service-id ID --intended-url URL [--api URL] [--json] [--allow-private] [--debug]")
+	serviceID := fs.String("service-id", "", "the CORTX service `ID` (from the owner's badge, status page or docs)")
+	intended := fs.String("intended-url", "", "the https `URL` you are about to pay")
+	api := fs.String("api", reliability.DefaultAPI, "the CORTX API base `URL`")
+	asJSON := fs.Bool("json", false, "print the decision, the record and every finding as JSON")
+	allowPrivate := fs.Bool("allow-private", false, "allow loopback and private addresses (and an http API), for a local or staging API and seller")
+	debug := fs.Bool("debug", false, "dump the fetched responses, cleaned and capped, to stderr")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return exitUsage
+	}
+	if len(pos) != 0 || *serviceID == "" || *intended == "" {
+		fs.Usage()
+		return exitUsage
+	}
+	client := reliability.Client{
+		Fetcher:   e.fetcher(*allowPrivate),
+		API:       *api,
+		AllowHTTP: *allowPrivate,
+		Now:       e.now(),
+	}
+	res, err := client.Check(ctx, *serviceID, *intended)
+	if err != nil {
+		var ie *reliability.InputError
+		if errors.As(err, &ie) {
+			fmt.Fprintf(e.Stderr, "payability: %s\n", ie.Error())
+			return exitUsage
+		}
+		fmt.Fprintf(e.Stderr, "payability: %v\n", err)
+		return ExitInternal
+	}
+	if *debug {
+		if err := reliability.RenderDebug(e.Stderr, res); err != nil {
+			return ExitInternal
+		}
+	}
+	if *asJSON {
+		err = reliability.RenderJSON(e.Stdout, res)
+	} else {
+		err = reliability.Render(e.Stdout, res)
+	}
+	if err != nil {
+		fmt.Fprintf(e.Stderr, "payability: writing the result failed: %v\n", err)
+		return ExitInternal
+	}
+	code, ok := reliabilityExit[res.Decision.Action]
+	if !ok {
+		return ExitInternal
+	}
+	return code
+}
