@@ -87,16 +87,21 @@ func TestServeEndToEnd(t *testing.T) {
 	done := make(chan int)
 	go func() { done <- serveUntilDone(ctx, e, ln, srv) }()
 	base := "http://" + ln.Addr().String()
+	tr := &http.Transport{DisableKeepAlives: true}
+	defer tr.CloseIdleConnections()
+	hc := &http.Client{Transport: tr}
 
-	res, err := http.Get(base + "/toll/payability/check")
+	res, err := hc.Get(base + "/toll/payability/check")
 	if err != nil || res.StatusCode != http.StatusPaymentRequired || res.Header.Get("PAYMENT-REQUIRED") == "" {
 		t.Fatalf("challenge: %v %v", err, res)
 	}
-	res, err = http.Post(base+"/toll/rail-probe/precheck", "application/json", strings.NewReader(`{"url":"https://seller.example/api"}`))
+	res.Body.Close()
+	res, err = hc.Post(base+"/toll/rail-probe/precheck", "application/json", strings.NewReader(`{"url":"https://seller.example/api"}`))
 	if err != nil || res.StatusCode != http.StatusOK {
 		t.Fatalf("precheck: %v %v", err, res)
 	}
 	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
 	path := filepath.Join(t.TempDir(), "precheck.json")
 	os.WriteFile(path, body, 0o600)
 	var out bytes.Buffer

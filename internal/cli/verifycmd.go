@@ -83,7 +83,9 @@ func readKeys(ctx context.Context, src string) ([]byte, error) {
 	if !strings.HasPrefix(src, "http://") && !strings.HasPrefix(src, "https://") {
 		return os.ReadFile(src)
 	}
-	client := &http.Client{Timeout: 10 * time.Second,
+	tr := &http.Transport{Proxy: http.ProxyFromEnvironment, DisableKeepAlives: true}
+	defer tr.CloseIdleConnections()
+	client := &http.Client{Transport: tr, Timeout: 10 * time.Second,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, src, nil)
 	if err != nil {
