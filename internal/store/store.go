@@ -12,6 +12,7 @@ package store
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
 )
 
@@ -22,6 +23,9 @@ type Store interface {
 	// conditional upsert: at most perDay allowed calls per UTC day (the day
 	// of now) and at least minInterval between allowed calls. A refused call
 	// changes nothing. A backend opened with a database clock ignores now.
+	// Every allowed call also counts, in the same statement, toward the
+	// daily free-use tally of the key's scope: the part of key before its
+	// first "|" (see Tallies.Free).
 	TakeFree(ctx context.Context, key string, now time.Time, perDay int, minInterval time.Duration) (FreeDecision, error)
 
 	// Claim records a verified payment before its op runs, or takes it back
@@ -36,6 +40,7 @@ type Store interface {
 	// clock, is the lease's identity. The entry is
 	// stored under the payment's id; e.ID is ignored. e.PaymentTx and the
 	// entry's op must be those of the claimed payment (else ErrInvalidEntry).
+	// An entry is born unrefunded: e.CAD.Refund must be empty.
 	Deliver(ctx context.Context, paymentID, leaseToken string, e Entry) error
 
 	// Release gives the lease back after a failure on our side, so the payer
@@ -44,10 +49,91 @@ type Store interface {
 	Release(ctx context.Context, paymentID, leaseToken string) error
 
 	// Entries returns the ledger entries of op whose timestamp is in
-	// [from, to), oldest first.
+	// [from, to), oldest first. An entry's CAD.Refund is the id of the
+	// refund recorded against it, if any (see AddRefund).
 	Entries(ctx context.Context, op Op, from, to time.Time) ([]Entry, error)
 
+	// PendingEntries returns op's entries still waiting for their CAD rate
+	// (cad_pending), oldest first.
+	PendingEntries(ctx context.Context, op Op) ([]Entry, error)
+
+	// FillCAD gives one pending entry its rate and rate date, compare-and-set
+	// on cad_pending: it reports false, changing nothing, when the entry is
+	// filled already or does not exist. A filled entry is never rewritten.
+	FillCAD(ctx context.Context, op Op, id, rate, rateDate string) (bool, error)
+
+	// PutRates caches published daily rates (CAD per USD). A date cached
+	// before keeps its first value: cached rates are never rewritten. It
+	// returns how many dates were new.
+	PutRates(ctx context.Context, rates []Rate, fetchedAt time.Time) (int, error)
+
+	// Rates returns the cached rates dated from..to (YYYY-MM-DD, both
+	// included), oldest first.
+	Rates(ctx context.Context, from, to string) ([]Rate, error)
+
+	// AddRefund records a refund against the entry (r.Op, r.EntryID) as an
+	// append-only record of its own, linked to the entry, which stays as it
+	// was. r.ID is assigned. It fails with ErrNoEntry when op's ledger has
+	// no such entry and ErrAlreadyRefunded when the entry has a refund.
+	AddRefund(ctx context.Context, r Refund) (Refund, error)
+
+	// Refunds returns the refunds recorded in [from, to), oldest first.
+	Refunds(ctx context.Context, from, to time.Time) ([]Refund, error)
+
+	// Tallies returns the day-by-day counts the tripwires are computed
+	// from: outside sales, their refunds, and allowed free calls.
+	Tallies(ctx context.Context) (Tallies, error)
+
 	Close() error
+}
+
+// Rate is one published daily rate of the CAD valuation source.
+type Rate struct {
+	Date  string // YYYY-MM-DD
+	Value string // CAD per USD, an exact decimal
+}
+
+// Refund is a refund recorded against a ledger entry: its own append-only
+// record, never an edit of the entry. It carries no URL, memo or challenge
+// value: only the link to the entry and the refund transaction.
+type Refund struct {
+	ID      string // assigned by AddRefund
+	Op      Op     // the entry's op (each op has its own ledger)
+	EntryID string // the entry's id (its payment's id)
+	// Tx is the refund transaction signature: base58 text (see IsBase58).
+	Tx   string
+	Time time.Time // when the refund was recorded; stored like Entry.Timestamp
+}
+
+// Validate checks the form of a refund.
+func (r Refund) Validate() error {
+	if !r.Op.Valid() || r.EntryID == "" || !IsBase58(r.Tx) || len(r.Tx) > 128 || r.Time.IsZero() {
+		return ErrInvalidRefund
+	}
+	return nil
+}
+
+// DayCount is a count of one UTC day.
+type DayCount struct {
+	Day   string // YYYY-MM-DD
+	Count int64
+}
+
+// Tallies are the day-by-day counts the tripwires are computed from. Each
+// list is oldest first and holds only days with a count.
+type Tallies struct {
+	// Sales counts each op's outside (non-house) entries by the UTC day of
+	// the entry: house entries are the operator's proofs, never sales.
+	Sales map[Op][]DayCount
+	// Refunds counts the refunds of each op's outside entries by the UTC
+	// day of the refund.
+	Refunds map[Op][]DayCount
+	// Free counts allowed free calls by scope (the part of the TakeFree key
+	// before its first "|", the service) and UTC day.
+	Free map[string][]DayCount
+	// FirstSale is the timestamp of each op's first outside entry, absent
+	// while the op has none.
+	FirstSale map[Op]time.Time
 }
 
 // Op names a paid op. Each op has its own ledger, as the criteria keep the
@@ -184,7 +270,11 @@ type CAD struct {
 	RateDate string // YYYY-MM-DD of the rate used; empty while Pending
 	Basis    string // the fixed sentence naming the source and the rule
 	Pending  bool   // the rate of the payment's date is not published yet
-	Refund   string // the refund link of the ledger issue; empty for none
+	// Refund is the id of the refund recorded against the entry, empty for
+	// none. Entries are never rewritten: the stored column stays NULL and a
+	// read joins the refund record in (see AddRefund), so Deliver refuses
+	// an entry that names one.
+	Refund string
 }
 
 // CheckFields are the check op's own ledger fields.
@@ -251,6 +341,14 @@ var (
 	ErrInvalidEntry = errors.New("store: invalid ledger entry")
 	// ErrInvalidFree: a free-tier limit is out of range.
 	ErrInvalidFree = errors.New("store: invalid free-tier limit")
+	// ErrInvalidRefund: a Refund is missing a field or its tx is not base58.
+	ErrInvalidRefund = errors.New("store: invalid refund")
+	// ErrInvalidRate: a rate or a date is not of its form.
+	ErrInvalidRate = errors.New("store: invalid rate")
+	// ErrNoEntry: the op's ledger has no entry of that id.
+	ErrNoEntry = errors.New("store: no such ledger entry")
+	// ErrAlreadyRefunded: the entry has a refund recorded against it.
+	ErrAlreadyRefunded = errors.New("store: ledger entry already refunded")
 )
 
 // Validate checks the form of a claim.
@@ -263,12 +361,12 @@ func (c Claim) Validate() error {
 	return nil
 }
 
-// Validate checks the form of an entry on its own (Deliver also checks that
-// it belongs to its payment).
+// Validate checks the form of an entry to be delivered (Deliver also checks
+// that it belongs to its payment). A new entry names no refund.
 func (e Entry) Validate() error {
 	switch {
 	case e.Op() == "", e.PayerWallet == "", e.Timestamp.IsZero(), e.PaymentTx == "",
-		e.CriteriaVersion == "", e.VerdictLine == "", e.CAD.Basis == "",
+		e.CriteriaVersion == "", e.VerdictLine == "", e.CAD.Basis == "", e.CAD.Refund != "",
 		e.CAD.Pending && (e.CAD.Rate != "" || e.CAD.RateDate != ""),
 		!e.CAD.Pending && (e.CAD.Rate == "" || e.CAD.RateDate == ""),
 		e.Probe != nil && e.Probe.ExposuresCount < 0:
@@ -290,4 +388,27 @@ func IsDigest(s string) bool {
 		}
 	}
 	return true
+}
+
+// base58Alphabet is the Bitcoin alphabet Solana writes signatures in.
+const base58Alphabet = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
+
+// IsBase58 reports whether s is non-empty base58 text. A refund tx must be:
+// such text can carry no URL, memo or challenge value of ours.
+func IsBase58(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !strings.ContainsRune(base58Alphabet, rune(s[i])) {
+			return false
+		}
+	}
+	return true
+}
+
+// IsDate reports whether s is a YYYY-MM-DD calendar date.
+func IsDate(s string) bool {
+	t, err := time.Parse(DayLayout, s)
+	return err == nil && t.Format(DayLayout) == s
 }

@@ -75,6 +75,12 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 			tc.fn(t, fresh(t))
 		})
 	}
+	for _, tc := range accountingTests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tc.fn(t, fresh(t))
+		})
+	}
 }
 
 // RunInstances runs the cross-instance guarantees: open returns two stores,
@@ -653,12 +659,15 @@ func testDeliverMismatch(t *testing.T, s store.Store) {
 	noOp.Check = nil
 	rateWhilePending := entryFor(c)
 	rateWhilePending.CAD.Rate = "1.3643"
+	bornRefunded := entryFor(c)
+	bornRefunded.CAD.Refund = "refund-link-1"
 	for name, e := range map[string]store.Entry{
 		"entry names another tx": otherTx,
 		"entry of another op":    otherOp,
 		"entry names two ops":    twoOps,
 		"entry names no op":      noOp,
 		"rate while pending":     rateWhilePending,
+		"refund at delivery":     bornRefunded,
 	} {
 		if err := s.Deliver(ctx, r.PaymentID, r.LeaseToken, e); !errors.Is(err, store.ErrInvalidEntry) {
 			t.Errorf("%s: Deliver = %v, want ErrInvalidEntry", name, err)
@@ -727,7 +736,7 @@ func testLedgerOpsApart(t *testing.T, s store.Store) {
 		switch op {
 		case store.OpCheck:
 			// Filled CAD block, flags set, big numbers: every column round-trips.
-			e.CAD = store.CAD{Rate: "1.3643", RateDate: "2026-02-27", Basis: e.CAD.Basis, Refund: "refund-link-1"}
+			e.CAD = store.CAD{Rate: "1.3643", RateDate: "2026-02-27", Basis: e.CAD.Basis}
 			e.Check.DescriptionOverlong = true
 			e.House = true
 			e.PriceUSDCUnits = 1<<64 - 1

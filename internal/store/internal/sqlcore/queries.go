@@ -89,6 +89,8 @@ func LedgerTable(op store.Op) string {
 
 type ledgerSQL struct {
 	insert, selectRange string
+	// The ledger issue's accounting queries.
+	selectPending, fillCAD, insertRefund, entryExists, salesByDay, firstSale, refundsByDay string
 }
 
 var ledgerQueries = func() map[store.Op]ledgerSQL {
@@ -96,16 +98,59 @@ var ledgerQueries = func() map[store.Op]ledgerSQL {
 	for _, op := range store.Ops {
 		cols := append(append(append([]string{}, commonColumns...), opColumns[op]...), lastColumns...)
 		marks := make([]string, len(cols))
-		for i := range cols {
+		// A read joins the entry's refund record in: the stored refund
+		// column stays NULL (entries are never rewritten), so the entry's
+		// refund field is the id of the refund recorded against it.
+		read := make([]string, len(cols))
+		for i, c := range cols {
 			marks[i] = fmt.Sprintf("$%d", i+1)
+			read[i] = "l." + c
+			if c == "refund" {
+				read[i] = "COALESCE(l.refund, r.id)"
+			}
 		}
 		list := strings.Join(cols, ", ")
+		table := LedgerTable(op)
+		from := fmt.Sprintf("%s AS l LEFT JOIN refunds AS r ON r.entry_op = '%s' AND r.entry_id = l.id", table, op)
+		selectList := strings.Join(read, ", ")
 		m[op] = ledgerSQL{
 			insert: fmt.Sprintf("INSERT INTO %s (%s) VALUES (%s)",
-				LedgerTable(op), list, strings.Join(marks, ", ")),
-			selectRange: fmt.Sprintf(`SELECT %s FROM %s WHERE "timestamp" >= $1 AND "timestamp" < $2 ORDER BY "timestamp", id`,
-				list, LedgerTable(op)),
+				table, list, strings.Join(marks, ", ")),
+			selectRange: fmt.Sprintf(`SELECT %s FROM %s WHERE l."timestamp" >= $1 AND l."timestamp" < $2 ORDER BY l."timestamp", l.id`,
+				selectList, from),
+			selectPending: fmt.Sprintf(`SELECT %s FROM %s WHERE l.cad_pending = $1 ORDER BY l."timestamp", l.id`,
+				selectList, from),
+			// Compare-and-set on cad_pending: a filled entry matches no row.
+			// $1 id, $2 rate, $3 rate date, $4 false, $5 true.
+			fillCAD: fmt.Sprintf(`UPDATE %s SET cad_rate = $2, cad_rate_date = $3, cad_pending = $4
+WHERE id = $1 AND cad_pending = $5 AND cad_rate IS NULL AND cad_rate_date IS NULL`, table),
+			// The refund is inserted only when its entry exists, and once
+			// per entry (UNIQUE (entry_op, entry_id)).
+			// $1 id, $2 op, $3 entry id, $4 tx, $5 timestamp, $6 day.
+			insertRefund: fmt.Sprintf(`INSERT INTO refunds (id, entry_op, entry_id, refund_tx, "timestamp", "day")
+SELECT $1, $2, id, $4, $5, $6 FROM %s WHERE id = $3
+ON CONFLICT DO NOTHING`, table),
+			entryExists: fmt.Sprintf(`SELECT COUNT(*) FROM %s WHERE id = $1`, table),
+			// $1 false: outside entries only; house entries are no sales.
+			salesByDay: fmt.Sprintf(`SELECT "day", COUNT(*) FROM %s WHERE house = $1 GROUP BY "day" ORDER BY "day"`, table),
+			firstSale:  fmt.Sprintf(`SELECT MIN("timestamp") FROM %s WHERE house = $1`, table),
+			refundsByDay: fmt.Sprintf(`SELECT r."day", COUNT(*) FROM refunds AS r JOIN %s AS l ON l.id = r.entry_id
+WHERE r.entry_op = '%s' AND l.house = $1 GROUP BY r."day" ORDER BY r."day"`, table, op),
 		}
 	}
 	return m
 }()
+
+// The cached rates: insert-or-ignore, so a cached date keeps its first value.
+const (
+	insertRateSQL = `INSERT INTO cad_rates (rate_date, cad_per_usd, fetched_at) VALUES ($1, $2, $3)
+ON CONFLICT (rate_date) DO NOTHING`
+	selectRatesSQL = `SELECT rate_date, cad_per_usd FROM cad_rates WHERE rate_date >= $1 AND rate_date <= $2 ORDER BY rate_date`
+)
+
+const (
+	selectRefundsSQL = `SELECT id, entry_op, entry_id, refund_tx, "timestamp" FROM refunds
+WHERE "timestamp" >= $1 AND "timestamp" < $2 ORDER BY "timestamp", id`
+	refundOfEntrySQL = `SELECT COUNT(*) FROM refunds WHERE entry_op = $1 AND entry_id = $2`
+	freeByDaySQL     = `SELECT scope, day_num, allowed FROM free_use_daily WHERE allowed > 0 ORDER BY scope, day_num`
+)
