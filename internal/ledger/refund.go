@@ -1,0 +1,38 @@
+package ledger
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/exchangerebel/payability/internal/solana"
+	"github.com/exchangerebel/payability/internal/store"
+)
+
+// ErrRefundTx: the refund transaction is not a Solana transaction signature.
+var ErrRefundTx = errors.New("ledger: the refund tx is not a transaction signature (base58, 64 bytes)")
+
+// Refund records a refund of the entry id, paid back by the transaction tx,
+// at the time at. With op empty the entry is looked up in every op's ledger
+// (an entry's id is its payment's, unique across ops). The entry is never
+// touched: the refund is its own record, linked to it.
+func Refund(ctx context.Context, st store.Store, op store.Op, id, tx string, at time.Time) (store.Refund, error) {
+	if !solana.ValidSignature(tx) {
+		return store.Refund{}, ErrRefundTx
+	}
+	ops := store.Ops
+	if op != "" {
+		if !op.Valid() {
+			return store.Refund{}, errors.New("ledger: op must be check, memo or probe")
+		}
+		ops = []store.Op{op}
+	}
+	for _, o := range ops {
+		r, err := st.AddRefund(ctx, store.Refund{Op: o, EntryID: id, Tx: tx, Time: at})
+		if errors.Is(err, store.ErrNoEntry) {
+			continue
+		}
+		return r, err
+	}
+	return store.Refund{}, store.ErrNoEntry
+}

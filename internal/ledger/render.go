@@ -1,0 +1,75 @@
+package ledger
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/exchangerebel/payability/internal/store"
+)
+
+// WriteStatus writes the tripwires for a terminal: per service its Day-0
+// and each tripwire with its state, current value and threshold.
+func WriteStatus(w io.Writer, s Status) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Tripwires at %s (stop and review when one fires)\n", s.At.Format(store.TimestampLayout))
+	fmt.Fprintf(&b, "Day-0 (first outside paid settlement, house proofs never count): %s\n", day0Text(s.Day0))
+	for _, svc := range s.Services {
+		fmt.Fprintf(&b, "\n%s\n", svc.Service)
+		fmt.Fprintf(&b, "  %-9s %s\n", "Day-0", day0Text(svc.Day0))
+		for _, t := range svc.Tripwires {
+			fmt.Fprintf(&b, "  %-9s %-9s %s\n", t.Name, stateText(t), tripText(t))
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func day0Text(t *time.Time) string {
+	if t == nil {
+		return "not yet"
+	}
+	return t.UTC().Format(store.TimestampLayout)
+}
+
+func stateText(t Tripwire) string {
+	switch {
+	case t.Fired:
+		return "FIRED"
+	case !t.Armed:
+		return "not armed"
+	}
+	return "ok"
+}
+
+func tripText(t Tripwire) string {
+	switch t.Name {
+	case TripCorpus:
+		if t.Passing != nil && *t.Passing {
+			return "the graders pass 100% of the pinned corpus; paid ops are served"
+		}
+		return "the graders do NOT pass 100% of the pinned corpus; paid ops are refused (503)"
+	case TripRefunds:
+		return measureText(t, "refunds", func(m Measure) string { return m.Percent() })
+	case TripFreeUse:
+		return measureText(t, "free calls", func(m Measure) string { return m.Multiple() })
+	}
+	return ""
+}
+
+func measureText(t Tripwire, what string, value func(Measure) string) string {
+	c := t.Current
+	s := fmt.Sprintf("last 30 days (%s..%s): %d %s / %d paid calls = %s; threshold %s",
+		c.From, c.To, c.Count, what, c.Paid, value(*c), t.Threshold)
+	if t.Name == TripRefunds {
+		s += " in any 30-day window"
+	}
+	if !t.Armed {
+		return s + "; counts from Day-0"
+	}
+	if w := t.Worst; w != nil {
+		s += fmt.Sprintf("; worst window (%s..%s): %s", w.From, w.To, value(*w))
+	}
+	return s
+}
