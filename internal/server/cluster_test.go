@@ -1,0 +1,401 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/exchangerebel/payability/internal/buildinfo"
+	"github.com/exchangerebel/payability/internal/gate"
+	"github.com/exchangerebel/payability/internal/ops"
+	"github.com/exchangerebel/payability/internal/report"
+	"github.com/exchangerebel/payability/internal/solana"
+	"github.com/exchangerebel/payability/internal/store"
+	"github.com/exchangerebel/payability/internal/store/postgres"
+	"github.com/exchangerebel/payability/internal/store/sqlite"
+	"github.com/exchangerebel/payability/internal/target"
+)
+
+// This file is the set-up of the multi-instance tests and the paid-call
+// benchmark: a cluster of `serve` instances in one process, each with its own
+// server, gate, metrics and store, as separate processes would have, sharing
+// only what an operator shares between machines: the database, the signing
+// key set, the memo key, the Solana RPC node and the clock of the world.
+
+// defaultTestPG is the test database of the CI machine: local, trust auth.
+const defaultTestPG = "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"
+
+// testPG is the database the tests use: PAYABILITY_TEST_PG, or defaultTestPG.
+func testPG() string {
+	if dsn := os.Getenv("PAYABILITY_TEST_PG"); dsn != "" {
+		return dsn
+	}
+	return defaultTestPG
+}
+
+// pgSchema creates an empty schema for one test (or one benchmark run),
+// dropped when it ends, and returns a DSN selecting it. A missing PostgreSQL
+// fails: the PostgreSQL backend is never skipped.
+func pgSchema(tb testing.TB) string {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	admin, err := pgx.Connect(ctx, testPG())
+	if err != nil {
+		tb.Fatalf("PostgreSQL is required (PAYABILITY_TEST_PG, default %s) and is not reachable: %v", defaultTestPG, err)
+	}
+	defer admin.Close(context.Background())
+	b := make([]byte, 8)
+	rand.Read(b)
+	schema := "payability_test_" + hex.EncodeToString(b)
+	if _, err := admin.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
+		tb.Fatalf("create schema: %v", err)
+	}
+	tb.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		conn, err := pgx.Connect(ctx, testPG())
+		if err != nil {
+			tb.Errorf("drop schema %s: %v", schema, err)
+			return
+		}
+		defer conn.Close(context.Background())
+		if _, err := conn.Exec(ctx, "DROP SCHEMA "+schema+" CASCADE"); err != nil {
+			tb.Errorf("drop schema %s: %v", schema, err)
+		}
+	})
+	dsn := testPG()
+	if !strings.HasPrefix(dsn, "postgres://") && !strings.HasPrefix(dsn, "postgresql://") {
+		return dsn + " search_path=" + schema
+	}
+	u, err := url.Parse(dsn)
+	if err != nil {
+		tb.Fatal("PAYABILITY_TEST_PG is not a valid URL")
+	}
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+func openPG(tb testing.TB, dsn string, opts postgres.Options) *postgres.Store {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	s, err := postgres.Open(ctx, dsn, opts)
+	if err != nil {
+		tb.Fatalf("postgres.Open: %v", err)
+	}
+	tb.Cleanup(func() { s.Close() })
+	return s
+}
+
+func openSQLite(tb testing.TB) *sqlite.Store {
+	tb.Helper()
+	s, err := sqlite.Open(context.Background(), tb.TempDir()+"/payability.db")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { s.Close() })
+	return s
+}
+
+// cluster is what the instances of one deployment share. It belongs to the
+// test (or subtest) that made it: start and count fail that test.
+type cluster struct {
+	tb      testing.TB
+	chain   *fakeChain
+	rpcURL  string
+	clock   *clock // the injected clock of the instances that use one
+	key     report.Key
+	memoKey []byte
+	seller  string // a loopback x402 seller for the paid ops to grade
+	client  *http.Client
+	dsnOnce sync.Once
+	dsnVal  string
+}
+
+func newCluster(tb testing.TB) *cluster {
+	tb.Helper()
+	c := &cluster{tb: tb, clock: &clock{t: time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)}}
+	c.chain, c.rpcURL = startChain(tb)
+	var err error
+	if c.key, err = report.GenerateKey(rand.Reader); err != nil {
+		tb.Fatal(err)
+	}
+	c.memoKey = randomKey(tb)
+	seller := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusPaymentRequired)
+		io.WriteString(w, `{"x402Version":1,"accepts":[{"scheme":"exact","network":"solana","maxAmountRequired":"1000"}]}`)
+	}))
+	tb.Cleanup(seller.Close)
+	c.seller = seller.URL
+	// Keep-alive connections for the concurrent presentations and the
+	// benchmark: the default transport keeps two per host.
+	tr := &http.Transport{MaxIdleConns: 256, MaxIdleConnsPerHost: 256}
+	c.client = &http.Client{Transport: tr, Timeout: 60 * time.Second}
+	tb.Cleanup(tr.CloseIdleConnections)
+	return c
+}
+
+func randomKey(tb testing.TB) []byte {
+	k := make([]byte, report.MemoKeySize)
+	if _, err := rand.Read(k); err != nil {
+		tb.Fatal(err)
+	}
+	return k
+}
+
+// dsn is the cluster's one PostgreSQL schema, created on first use.
+func (c *cluster) dsn() string {
+	c.dsnOnce.Do(func() { c.dsnVal = pgSchema(c.tb) })
+	return c.dsnVal
+}
+
+// count runs a SELECT count(*) … on the cluster's schema.
+func (c *cluster) count(query string, args ...any) int {
+	c.tb.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, c.dsn())
+	if err != nil {
+		c.tb.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var n int
+	if err := conn.QueryRow(ctx, query, args...).Scan(&n); err != nil {
+		c.tb.Fatal(err)
+	}
+	return n
+}
+
+// nodeOptions say how an instance differs from the cluster's defaults.
+type nodeOptions struct {
+	// Store is the instance's store; nil opens a PostgreSQL store of the
+	// instance's own on the cluster's schema.
+	Store store.Store
+	// UseDBClock is the PostgreSQL store's option (serve sets it).
+	UseDBClock bool
+	// Now is the instance's clock; nil is the cluster's injected clock.
+	Now func() time.Time
+	// MemoKey and Key replace the cluster's shared keys (a misconfigured
+	// instance); nil and the zero Key share them.
+	MemoKey []byte
+	Key     *report.Key
+}
+
+// node is one running instance.
+type node struct {
+	name   string
+	url    string
+	srv    *httptest.Server
+	gate   *gate.Gate
+	store  store.Store
+	keys   report.KeySet
+	client *http.Client
+}
+
+func (c *cluster) start(name string, o nodeOptions) *node {
+	tb := c.tb
+	tb.Helper()
+	now := o.Now
+	if now == nil {
+		now = c.clock.Now
+	}
+	st := o.Store
+	if st == nil {
+		st = openPG(tb, c.dsn(), postgres.Options{UseDBClock: o.UseDBClock})
+	}
+	key := c.key
+	if o.Key != nil {
+		key = *o.Key
+	}
+	memoKey := c.memoKey
+	if o.MemoKey != nil {
+		memoKey = o.MemoKey
+	}
+	client, err := solana.New(c.rpcURL, nil, "confirmed")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	g := &gate.Gate{
+		Terms: gate.Terms{Network: gate.Mainnet, PayTo: testPayTo, TokenAccount: testTokenAccount, MaxTimeoutSeconds: 120},
+		Offers: map[string]gate.Offer{
+			ops.OpCheck: {Op: ops.OpCheck, Price: 10000, Description: "one payability verdict"},
+			ops.OpMemo:  {Op: ops.OpMemo, Price: 10000, Description: "one memo-binding verdict"},
+			ops.OpProbe: {Op: ops.OpProbe, Price: 20000, Description: "one rail-probe report"},
+		},
+		Memos:  gate.Memos{Key: memoKey, Now: now, Rand: rand.Reader},
+		Direct: gate.SolanaRail{Client: client, TokenAccount: testTokenAccount, Mint: gate.Mainnet.Mint},
+		Store:  st, Now: now, LeaseFor: 90 * time.Second,
+	}
+	fetcher := target.New(target.Options{AllowPrivate: true, UserAgent: buildinfo.UserAgent})
+	keys := report.NewKeySet(key)
+	s, err := New(Config{
+		Service: ServeAll, Gate: g, Runner: ops.Runner{Fetcher: fetcher, Now: now},
+		Key: key, KeySet: keys, Store: st, Registry: prometheus.NewRegistry(), Now: now,
+		Logger:        newTestLogger(io.Discard),
+		ClientLimiter: NewLimiter(1e6, 1e6, now),
+		ReadyCorpus:   true,
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	srv := httptest.NewServer(s)
+	tb.Cleanup(srv.Close)
+	return &node{name: name, url: srv.URL, srv: srv, gate: g, store: st, keys: keys, client: c.client}
+}
+
+// do sends one request; it is safe from any goroutine.
+func (n *node) do(method, path, body string, hdr map[string]string) (response, error) {
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, err := http.NewRequest(method, n.url+path, rd)
+	if err != nil {
+		return response{}, err
+	}
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	res, err := n.client.Do(req)
+	if err != nil {
+		return response{}, err
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	return response{res.StatusCode, res.Header, b}, err
+}
+
+func (n *node) mustDo(tb testing.TB, method, path, body string, hdr map[string]string) response {
+	tb.Helper()
+	res, err := n.do(method, path, body, hdr)
+	if err != nil {
+		tb.Fatalf("%s %s on %s: %v", method, path, n.name, err)
+	}
+	return res
+}
+
+// memo asks the instance for the challenge of a paid route bound to
+// targetURL and returns its memo.
+func (n *node) memo(path, targetURL string) (string, error) {
+	res, err := n.do(http.MethodPost, path, fmt.Sprintf(`{"url":%q}`, targetURL), nil)
+	if err != nil {
+		return "", err
+	}
+	if res.status != http.StatusPaymentRequired {
+		return "", fmt.Errorf("challenge: status %d %s", res.status, res.body)
+	}
+	var c struct {
+		Memo string `json:"memo"`
+	}
+	if err := json.Unmarshal(res.body, &c); err != nil || c.Memo == "" {
+		return "", errors.New("challenge without a memo")
+	}
+	return c.Memo, nil
+}
+
+func (n *node) mustMemo(tb testing.TB, path, targetURL string) string {
+	tb.Helper()
+	m, err := n.memo(path, targetURL)
+	if err != nil {
+		tb.Fatalf("%s: %v", n.name, err)
+	}
+	return m
+}
+
+// present presents a direct-rail payment for a paid call.
+func (n *node) present(path, targetURL, sig, memo string) (response, error) {
+	return n.do(http.MethodPost, path, fmt.Sprintf(`{"url":%q}`, targetURL),
+		map[string]string{gate.HeaderPaymentTx: sig, gate.HeaderPaymentMemo: memo})
+}
+
+func (n *node) mustPresent(tb testing.TB, path, targetURL, sig, memo string) response {
+	tb.Helper()
+	res, err := n.present(path, targetURL, sig, memo)
+	if err != nil {
+		tb.Fatalf("%s: %v", n.name, err)
+	}
+	return res
+}
+
+// paidCall is one buyer's whole paid call: the challenge, the payment on the
+// (fake) chain, and the paid POST, which must deliver a report.
+func (n *node) paidCall(chain *fakeChain, path, targetURL string) error {
+	memo, err := n.memo(path, targetURL)
+	if err != nil {
+		return err
+	}
+	sig := chain.pay(memo)
+	res, err := n.present(path, targetURL, sig, memo)
+	if err != nil {
+		return err
+	}
+	if res.status != http.StatusOK {
+		return fmt.Errorf("paid call: status %d %s", res.status, res.body)
+	}
+	return nil
+}
+
+// errorCode is the "error" member of a JSON answer.
+func errorCode(body []byte) string {
+	var p struct {
+		Error string `json:"error"`
+	}
+	json.Unmarshal(body, &p)
+	return p.Error
+}
+
+// startChain is newFakeChain for tests and benchmarks alike (testing.TB):
+// a local Solana JSON-RPC node answering getTransaction, shaped like a real
+// jsonParsed answer (testdata/paid_tx.json), for the signatures paid on it.
+func startChain(tb testing.TB) (*fakeChain, string) {
+	tb.Helper()
+	tpl, err := os.ReadFile("testdata/paid_tx.json")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	fc := &fakeChain{paid: map[string]string{}, template: tpl}
+	srv := httptest.NewServer(http.HandlerFunc(fc.serveRPC))
+	tb.Cleanup(srv.Close)
+	return fc, srv.URL
+}
+
+func (fc *fakeChain) serveRPC(w http.ResponseWriter, r *http.Request) {
+	fc.calls.Add(1)
+	var req struct {
+		Params []json.RawMessage `json:"params"`
+	}
+	json.NewDecoder(r.Body).Decode(&req)
+	var sig string
+	if len(req.Params) > 0 {
+		json.Unmarshal(req.Params[0], &sig)
+	}
+	fc.mu.Lock()
+	memo, ok := fc.paid[sig]
+	fc.mu.Unlock()
+	w.Header().Set("Content-Type", "application/json")
+	if !ok {
+		io.WriteString(w, `{"jsonrpc":"2.0","result":null,"id":1}`)
+		return
+	}
+	q, _ := json.Marshal(memo)
+	answer := bytes.ReplaceAll(fc.template, []byte(`"`+templateMemo+`"`), q)
+	w.Write(bytes.ReplaceAll(answer, []byte(templateSig), []byte(sig)))
+}
