@@ -2,6 +2,8 @@ package server
 
 import (
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/exchangerebel/payability/internal/ledger"
 )
 
 // metrics are the service's Prometheus series. Label values come only from
@@ -46,4 +48,18 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 	}
 	reg.MustRegister(m.requests, m.verdicts, m.grades, m.payments, m.free, m.fetchDuration)
 	return m
+}
+
+// registerLedgerMetrics exposes the ledger's tripwire figures (refund ratio,
+// free-to-paid ratio, the corpus guard, Day-0) as gauges computed from the
+// store on scrape, so an alert can fire on them.
+func registerLedgerMetrics(reg prometheus.Registerer, cfg Config) {
+	if cfg.Store == nil {
+		return
+	}
+	corpus := map[string]bool{}
+	for _, svc := range ledger.Services {
+		corpus[svc.Name] = cfg.ReadyCorpus
+	}
+	reg.MustRegister(ledger.NewCollector(cfg.Store, ledger.CollectorOptions{Now: cfg.Now, CorpusPasses: corpus}))
 }

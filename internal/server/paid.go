@@ -9,6 +9,7 @@ import (
 
 	"github.com/exchangerebel/payability/internal/criteria"
 	"github.com/exchangerebel/payability/internal/gate"
+	"github.com/exchangerebel/payability/internal/ledger"
 	"github.com/exchangerebel/payability/internal/ops"
 	"github.com/exchangerebel/payability/internal/report"
 	"github.com/exchangerebel/payability/internal/store"
@@ -192,8 +193,9 @@ func (s *Server) countVerdict(rep ops.Report) {
 	}
 }
 
-// CADBasis is the fixed sentence naming the CAD valuation source and rule.
-const CADBasis = "Bank of Canada daily exchange rate FXUSDCAD of the payment's UTC date (or the closest preceding published date); USDC valued at par with USD."
+// CADBasis is the fixed sentence naming the CAD valuation source and rule;
+// the entry is written pending and the ledger's backfill fills its rate.
+const CADBasis = ledger.Basis
 
 // entry builds the ledger row: exactly the op's closed field list.
 func (s *Server) entry(rep ops.Report, t gate.Ticket, price uint64) store.Entry {

@@ -99,6 +99,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{cfg: cfg, mux: http.NewServeMux(), metrics: newMetrics(cfg.Registry), jwks: jwks, docs: map[string][]byte{}}
+	registerLedgerMetrics(cfg.Registry, cfg)
 	for _, svc := range []string{criteria.ServicePayability, criteria.ServiceRailProbe} {
 		if s.docs[svc], err = corpus.Criteria(svc); err != nil {
 			return nil, err

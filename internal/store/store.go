@@ -407,6 +407,25 @@ func IsBase58(s string) bool {
 	return true
 }
 
+// IsRate reports whether s has the form of a rate: a decimal of digits
+// with at most one point between them, at most 32 characters. No other text
+// (a URL, a memo) can be cached or filled as a rate.
+func IsRate(s string) bool {
+	if s == "" || len(s) > 32 {
+		return false
+	}
+	whole, frac, point := strings.Cut(s, ".")
+	if whole == "" || (point && frac == "") {
+		return false
+	}
+	for _, c := range whole + frac {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
 // IsDate reports whether s is a YYYY-MM-DD calendar date.
 func IsDate(s string) bool {
 	t, err := time.Parse(DayLayout, s)

@@ -72,3 +72,35 @@ func TestEntryValidateCADBlock(t *testing.T) {
 		}
 	}
 }
+
+func TestIsRate(t *testing.T) {
+	for s, want := range map[string]bool{
+		"1.3643": true, "10000": true, "0.5": true,
+		"": false, ".5": false, "1.": false, "-1": false, "1e3": false, "1.2.3": false, " 1": false,
+		"https://a.example/": false, "123456789012345678901234567890123": false,
+	} {
+		if got := store.IsRate(s); got != want {
+			t.Errorf("IsRate(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
+
+func TestRefundValidate(t *testing.T) {
+	ok := store.Refund{Op: store.OpCheck, EntryID: "e", Tx: "5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnb", Time: time.Unix(1, 0)}
+	if err := ok.Validate(); err != nil {
+		t.Errorf("valid refund: %v", err)
+	}
+	for name, mutate := range map[string]func(*store.Refund){
+		"URL tx":   func(r *store.Refund) { r.Tx = "https://a.example/x" },
+		"0 in tx":  func(r *store.Refund) { r.Tx = "0OIl" },
+		"no entry": func(r *store.Refund) { r.EntryID = "" },
+		"bad op":   func(r *store.Refund) { r.Op = "scan" },
+		"no time":  func(r *store.Refund) { r.Time = time.Time{} },
+	} {
+		r := ok
+		mutate(&r)
+		if err := r.Validate(); !errors.Is(err, store.ErrInvalidRefund) {
+			t.Errorf("%s: %v, want ErrInvalidRefund", name, err)
+		}
+	}
+}

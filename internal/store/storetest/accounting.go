@@ -73,6 +73,8 @@ func testRatesInvalid(t *testing.T, s store.Store) {
 		"no date":       {{Date: "", Value: "1.3"}},
 		"not a date":    {{Date: "2026-02-30", Value: "1.3"}},
 		"no value":      {{Date: "2026-03-02", Value: ""}},
+		"not a decimal": {{Date: "2026-03-02", Value: "https://seller.example/"}},
+		"an exponent":   {{Date: "2026-03-02", Value: "1.3e0"}},
 		"one bad of 2:": {{Date: "2026-03-02", Value: "1.3"}, {Date: "03/03/2026", Value: "1.3"}},
 	} {
 		if _, err := s.PutRates(ctx, rs, t0); !errors.Is(err, store.ErrInvalidRate) {
@@ -117,6 +119,7 @@ func testFillCADOnce(t *testing.T, s store.Store) {
 	}
 	for name, call := range map[string]func() (bool, error){
 		"no rate":      func() (bool, error) { return s.FillCAD(ctx, store.OpCheck, second.ID, "", "2026-03-02") },
+		"rate is text": func() (bool, error) { return s.FillCAD(ctx, store.OpCheck, second.ID, "pbl1.ck.x", "2026-03-02") },
 		"bad date":     func() (bool, error) { return s.FillCAD(ctx, store.OpCheck, second.ID, "1.3", "2026-3-2") },
 		"unknown op":   func() (bool, error) { return s.FillCAD(ctx, "scan", second.ID, "1.3", "2026-03-02") },
 		"no entry id:": func() (bool, error) { return s.FillCAD(ctx, store.OpCheck, "", "1.3", "2026-03-02") },

@@ -36,7 +36,7 @@ func (s *Store) PendingEntries(ctx context.Context, op store.Op) ([]store.Entry,
 
 // FillCAD implements store.Store.
 func (s *Store) FillCAD(ctx context.Context, op store.Op, id, rate, rateDate string) (bool, error) {
-	if !op.Valid() || id == "" || rate == "" || !store.IsDate(rateDate) {
+	if !op.Valid() || id == "" || !store.IsRate(rate) || !store.IsDate(rateDate) {
 		return false, store.ErrInvalidRate
 	}
 	n, err := s.db.Exec(ctx, ledgerQueries[op].fillCAD, id, rate, rateDate, false, true)
@@ -49,7 +49,7 @@ func (s *Store) FillCAD(ctx context.Context, op store.Op, id, rate, rateDate str
 // PutRates implements store.Store.
 func (s *Store) PutRates(ctx context.Context, rates []store.Rate, fetchedAt time.Time) (int, error) {
 	for _, r := range rates {
-		if !store.IsDate(r.Date) || r.Value == "" {
+		if !store.IsDate(r.Date) || !store.IsRate(r.Value) {
 			return 0, store.ErrInvalidRate
 		}
 	}
