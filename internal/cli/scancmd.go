@@ -1,0 +1,239 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"golang.org/x/term"
+
+	"github.com/exchangerebel/payability/internal/ops"
+	"github.com/exchangerebel/payability/internal/scan"
+)
+
+// ExitInterrupted is scan's exit status when it was interrupted before every
+// entry had a record (128 + SIGINT, as shells report it).
+const ExitInterrupted = 130
+
+// progressEvery is how often the progress bar is redrawn.
+const progressEvery = 200 * time.Millisecond
+
+func init() {
+	register(command{"scan", "run check, memo or probe over many URLs at once (JSON Lines out)", runScan})
+}
+
+func runScan(ctx context.Context, e Env, args []string) int {
+	fs := newFlagSet(e, "scan", "scan --op check|memo|probe [--concurrency 64] [--per-host 4] [--allow-private] [--quiet] [--out FILE] [URLS.txt | -]")
+	op := fs.String("op", "", "the op to run on every URL: check, memo or probe")
+	concurrency := fs.Int("concurrency", scan.DefaultConcurrency, "at most `N` ops in flight overall")
+	perHost := fs.Int("per-host", scan.DefaultPerHost, "at most `N` ops in flight to one host (hostname:port)")
+	allowPrivate := fs.Bool("allow-private", false, "allow loopback and private target addresses (a seller's staging)")
+	quiet := fs.Bool("quiet", false, "no progress bar")
+	outPath := fs.String("out", "", "write the JSON Lines to `FILE` instead of stdout")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return exitUsage
+	}
+	ops3 := []string{ops.OpCheck, ops.OpMemo, ops.OpProbe}
+	switch {
+	case !oneOf(*op, ops3):
+		fmt.Fprintf(e.Stderr, "payability: --op must be one of %s\n", quoteList(ops3))
+		return exitUsage
+	case *concurrency < 1 || *perHost < 1:
+		fmt.Fprintln(e.Stderr, "payability: --concurrency and --per-host must be at least 1")
+		return exitUsage
+	case len(pos) > 1:
+		fs.Usage()
+		return exitUsage
+	}
+
+	// Input: a file (its entries are counted on a second handle, so the
+	// progress bar knows the total) or stdin.
+	var in io.Reader = e.Stdin
+	inPath := ""
+	if len(pos) == 1 && pos[0] != "-" {
+		inPath = pos[0]
+		f, err := os.Open(inPath)
+		if err != nil {
+			fmt.Fprintf(e.Stderr, "payability: cannot open the input: %v\n", errors.Unwrap(err))
+			return ExitInternal
+		}
+		defer f.Close()
+		in = f
+	}
+	if in == nil {
+		in = eofReader{}
+	}
+
+	var out io.Writer = e.Stdout
+	var outFile *os.File
+	if *outPath != "" && *outPath != "-" {
+		f, err := os.Create(*outPath)
+		if err != nil {
+			fmt.Fprintf(e.Stderr, "payability: cannot create the output: %v\n", errors.Unwrap(err))
+			return ExitInternal
+		}
+		outFile = f
+		out = f
+	}
+
+	if e.Getenv("GOGC") == "" {
+		defer debug.SetGCPercent(debug.SetGCPercent(scan.GCPercent))
+	}
+
+	sc := scan.New(scan.Options{
+		Op:          *op,
+		Runner:      ops.Runner{Fetcher: e.fetcher(*allowPrivate), Now: e.now()},
+		Concurrency: *concurrency,
+		PerHost:     *perHost,
+		Out:         out,
+	})
+
+	// stderr is shared by the progress bar, the interruption notice and the
+	// summary.
+	var errMu sync.Mutex
+	bar := !*quiet && e.isTerminal(e.Stderr)
+	var stopBar func()
+	if bar {
+		if inPath != "" {
+			countCtx, stopCount := context.WithCancel(ctx)
+			counted := make(chan struct{})
+			go func() {
+				defer close(counted)
+				countInput(countCtx, inPath, sc)
+			}()
+			defer func() { stopCount(); <-counted }()
+		}
+		stopBar = drawProgress(sc, e.Stderr, &errMu)
+	}
+	noticed := make(chan struct{})
+	stopNotice := context.AfterFunc(ctx, func() {
+		defer close(noticed)
+		errMu.Lock()
+		defer errMu.Unlock()
+		if bar {
+			fmt.Fprint(e.Stderr, "\r\x1b[K")
+		}
+		fmt.Fprintf(e.Stderr, "payability: interrupted: no new URLs; in-flight ones get %s to finish\n", scan.DefaultGrace)
+	})
+
+	sum, runErr := sc.Run(ctx, scan.NewInput(in))
+	if !stopNotice() {
+		<-noticed
+	}
+	if stopBar != nil {
+		stopBar()
+	}
+	code := ExitOK
+	if outFile != nil {
+		if err := outFile.Close(); err != nil && runErr == nil {
+			runErr = err
+		}
+	}
+
+	errMu.Lock()
+	defer errMu.Unlock()
+	if err := sum.WriteText(e.Stderr); err != nil {
+		code = ExitInternal
+	}
+	var ie *scan.InputError
+	switch {
+	case errors.As(runErr, &ie):
+		fmt.Fprintf(e.Stderr, "payability: %v; the entries before it were scanned\n", ie)
+		code = ExitInternal
+	case runErr != nil:
+		fmt.Fprintf(e.Stderr, "payability: scan stopped: %v\n", runErr)
+		code = ExitInternal
+	case sum.Interrupted:
+		code = ExitInterrupted
+	}
+	return code
+}
+
+// countInput counts the entries of the input file for the progress bar's
+// total. It reads a second handle, so the scan itself still streams.
+func countInput(ctx context.Context, path string, sc *scan.Scanner) {
+	f, err := os.Open(path)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		return // a pipe or a device cannot be read twice
+	}
+	n, err := scan.Count(readerCtx{ctx, f})
+	if err == nil {
+		sc.SetTotal(n)
+	}
+}
+
+// readerCtx stops a read loop once ctx is done.
+type readerCtx struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (r readerCtx) Read(p []byte) (int, error) {
+	if err := r.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return r.r.Read(p)
+}
+
+// drawProgress redraws the progress line on w until the returned function is
+// called, which erases it.
+func drawProgress(sc *scan.Scanner, w io.Writer, mu *sync.Mutex) (stop func()) {
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(progressEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				mu.Lock()
+				fmt.Fprint(w, "\r\x1b[K")
+				mu.Unlock()
+				return
+			case <-t.C:
+				line := sc.Progress().Line(terminalWidth(w) - 1)
+				mu.Lock()
+				fmt.Fprint(w, "\r\x1b[K"+line)
+				mu.Unlock()
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-finished
+	}
+}
+
+// isTerminal reports whether w is a terminal (no NO_COLOR concern here: the
+// progress bar is not colour).
+func (e Env) isTerminal(w io.Writer) bool {
+	if e.IsTerminal != nil {
+		return e.IsTerminal(w)
+	}
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+func terminalWidth(w io.Writer) int {
+	if f, ok := w.(*os.File); ok {
+		if width, _, err := term.GetSize(int(f.Fd())); err == nil && width > 20 {
+			return width
+		}
+	}
+	return 100
+}
+
+type eofReader struct{}
+
+func (eofReader) Read([]byte) (int, error) { return 0, io.EOF }
