@@ -19,6 +19,7 @@ import (
 	"github.com/exchangerebel/payability/internal/buildinfo"
 	"github.com/exchangerebel/payability/internal/corpus"
 	"github.com/exchangerebel/payability/internal/criteria"
+	"github.com/exchangerebel/payability/internal/facilitator"
 	"github.com/exchangerebel/payability/internal/gate"
 	"github.com/exchangerebel/payability/internal/ops"
 	"github.com/exchangerebel/payability/internal/report"
@@ -173,7 +174,7 @@ func buildServer(ctx context.Context, e Env, f serveFlags) (*server.Server, func
 	if err != nil {
 		return nil, nil, err
 	}
-	var facil gate.FacilitatorRail
+	var facil *facilitator.Rail
 	if f.facilitator != "" {
 		if facil, err = facilitatorRail(ctx, f, &terms); err != nil {
 			return nil, nil, err
@@ -222,8 +223,12 @@ func buildServer(ctx context.Context, e Env, f serveFlags) (*server.Server, func
 	offers[ops.OpProbe] = gate.Offer{Op: ops.OpProbe, Price: uint64(rp.Price.USDCUnitsPerCall),
 		Description: "rail-probe probe: one signed rail-coverage and reject-shape report from the seven published invalid probes (" + rp.Price.Label + ")"}
 	g := &gate.Gate{
-		Terms: terms, Offers: offers, Direct: direct, Facilitator: facil, Store: st, Now: now,
+		Terms: terms, Offers: offers, Direct: direct, Store: st, Now: now,
 		Memos: gate.Memos{Key: memoKey, Now: now, Rand: rand.Reader},
+	}
+	if facil != nil {
+		facil.Memos, facil.Now = g.Memos, now
+		g.Facilitator = facil
 	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
@@ -262,6 +267,11 @@ func directRail(ctx context.Context, f serveFlags, network gate.Network) (gate.D
 	if f.payTo == "" && f.tokenAccount == "" && f.solanaRPC == "" {
 		return nil, nil
 	}
+	if f.facilitator != "" && f.solanaRPC == "" {
+		// A facilitator-only deployment: --pay-to and --token-account are
+		// the facilitator rail's terms (facilitatorRail checks them).
+		return nil, nil
+	}
 	switch {
 	case f.payTo == "", f.tokenAccount == "", f.solanaRPC == "":
 		return nil, errors.New("the direct rail needs all of --pay-to, --token-account and --solana-rpc")
@@ -286,7 +296,38 @@ func directRail(ctx context.Context, f serveFlags, network gate.Network) (gate.D
 	return gate.SolanaRail{Client: client, TokenAccount: f.tokenAccount, Mint: network.Mint}, nil
 }
 
-// facilitatorRail is not offered by this build yet.
-func facilitatorRail(context.Context, serveFlags, *gate.Terms) (gate.FacilitatorRail, error) {
-	return nil, errors.New("--facilitator: the facilitator rail is not available in this build")
+// facilitatorRail reads the facilitator's GET /supported at start, refuses
+// one that does not settle exact on our network, puts its fee payer into
+// our terms (so every challenge, body and header, carries it) and returns
+// the rail. buildServer sets its Memos once the memo key is loaded. With
+// --solana-rpc the rail also reads each settled transaction's fee.
+func facilitatorRail(ctx context.Context, f serveFlags, terms *gate.Terms) (*facilitator.Rail, error) {
+	switch {
+	case f.payTo == "", f.tokenAccount == "":
+		return nil, errors.New("--facilitator needs --pay-to (the payee) and --token-account (its USDC token account, advertised in every challenge)")
+	case !solana.ValidAddress(f.payTo):
+		return nil, errors.New("--pay-to is not a base58 Solana address")
+	case !solana.ValidAddress(f.tokenAccount):
+		return nil, errors.New("--token-account is not a base58 Solana address")
+	}
+	client, err := facilitator.NewClient(f.facilitator, nil)
+	if err != nil {
+		return nil, fmt.Errorf("--facilitator: %v", err)
+	}
+	dctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	sup, err := facilitator.Discover(dctx, client, terms.Network)
+	if err != nil {
+		return nil, fmt.Errorf("--facilitator: GET /supported: %v; the facilitator rail would not work", err)
+	}
+	terms.FeePayer = sup.FeePayer
+	rail := &facilitator.Rail{Client: client, Terms: *terms, Versions: sup.Versions}
+	if f.solanaRPC != "" {
+		chain, err := solana.New(f.solanaRPC, nil, f.commitment)
+		if err != nil {
+			return nil, fmt.Errorf("--solana-rpc: %v", err)
+		}
+		rail.Chain = chain
+	}
+	return rail, nil
 }

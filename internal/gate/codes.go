@@ -31,6 +31,21 @@ const (
 	CodeFreeDailyLimit     Code = "free_daily_limit"
 	CodeFreeMinInterval    Code = "free_min_interval"
 	CodePaymentInProgress  Code = "payment_in_progress"
+
+	// Facilitator rail: the form of an x402 payment payload, and the closed
+	// set a facilitator's invalidReason is classified into (its text is
+	// never carried).
+	CodePayloadMalformed  Code = "payment_payload_malformed"
+	CodeInsufficientFunds Code = "payment_insufficient_funds"
+	CodeWrongNetwork      Code = "payment_wrong_network"
+	CodeWrongScheme       Code = "payment_wrong_scheme"
+	CodeWrongAmount       Code = "payment_wrong_amount"
+	CodeWrongRecipient    Code = "payment_wrong_recipient"
+	CodeWrongAsset        Code = "payment_wrong_asset"
+	CodeSignatureInvalid  Code = "payment_signature_invalid"
+	CodePaymentExpired    Code = "payment_expired"
+	CodeMemoRejected      Code = "payment_memo_rejected"
+	CodeTxRejected        Code = "payment_tx_rejected"
 )
 
 var details = map[Code]string{
@@ -58,6 +73,17 @@ var details = map[Code]string{
 	CodeFreeDailyLimit:     "The free pre-check allowance of 100 calls per UTC day is used up; the paid op is offered instead.",
 	CodeFreeMinInterval:    "Free pre-checks must be at least 5,000 ms apart; the paid op is offered instead.",
 	CodePaymentInProgress:  "This payment is being used by another request right now; retry after the indicated delay.",
+	CodePayloadMalformed:   "The payment header is not standard base64 of an x402 payment payload of the version this header carries.",
+	CodeInsufficientFunds:  "The facilitator found the paying wallet's balance insufficient.",
+	CodeWrongNetwork:       "The facilitator found the payment on another network than the one required.",
+	CodeWrongScheme:        "The facilitator found the payment scheme unsupported; this service accepts exact.",
+	CodeWrongAmount:        "The facilitator found the payment amount different from the price.",
+	CodeWrongRecipient:     "The facilitator found the payment addressed to another recipient than this service.",
+	CodeWrongAsset:         "The facilitator found the payment in another asset than USDC.",
+	CodeSignatureInvalid:   "The facilitator found the payment's signature invalid.",
+	CodePaymentExpired:     "The facilitator found the payment outside its validity window.",
+	CodeMemoRejected:       "The facilitator found the payment's memo different from the challenge memo.",
+	CodeTxRejected:         "The payment transaction would fail, or failed, on chain.",
 }
 
 // Detail returns the static sentence of a code.

@@ -31,6 +31,12 @@ type Payment struct {
 	Payer       string
 	Amount      uint64
 	FeeLamports uint64
+	// SettleResponse is the x402 settle response a facilitator-rail payment
+	// is answered with (JSON), and X402Version the version of the payload:
+	// 2 renders it as PAYMENT-RESPONSE, 1 as X-PAYMENT-RESPONSE. Empty on
+	// the direct rail.
+	SettleResponse []byte
+	X402Version    int
 }
 
 // DirectRail confirms a direct-rail payment on chain: the transaction sig
@@ -44,6 +50,10 @@ type DirectRail interface {
 // FacilitatorRail settles an x402 facilitator payment (PAYMENT-SIGNATURE or
 // X-PAYMENT) against our own requirements for the route.
 type FacilitatorRail interface {
+	// Match checks the form of the payment and its terms against ours: free,
+	// no facilitator call, so it runs before the URL policy like the direct
+	// rail's form checks.
+	Match(req Request, offer Offer) Code
 	Settle(ctx context.Context, req Request, offer Offer) (Payment, Code)
 }
 
@@ -196,6 +206,9 @@ func (g *Gate) Admit(ctx context.Context, r Request) (Decision, error) {
 	default:
 		if g.Facilitator == nil {
 			return refuse(CodeRailUnavailable), nil
+		}
+		if code := g.Facilitator.Match(r, offer); code != "" {
+			return refuse(code), nil
 		}
 		if r.URLErr != nil {
 			return Decision{Kind: BadURL, Challenge: challenge}, nil

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -162,6 +163,15 @@ func (s *Server) deliver(w http.ResponseWriter, r *http.Request, op, route, url 
 	s.countVerdict(rep)
 	s.count(route, "ok")
 	w.Header().Set("Content-Type", "application/json")
+	if receipt := t.Payment.SettleResponse; len(receipt) > 0 {
+		// The facilitator rail's settle response: PAYMENT-RESPONSE for an
+		// x402 v2 payment, X-PAYMENT-RESPONSE for v1.
+		name := "PAYMENT-RESPONSE"
+		if t.Payment.X402Version == 1 {
+			name = "X-PAYMENT-RESPONSE"
+		}
+		w.Header().Set(name, base64.StdEncoding.EncodeToString(receipt))
+	}
 	w.WriteHeader(http.StatusOK)
 	w.Write(signed)
 }
