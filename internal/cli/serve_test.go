@@ -41,7 +41,7 @@ func TestServeRefusesToStartWithoutAWorkingRail(t *testing.T) {
 		{"incomplete direct rail", []string{"--pay-to", wallet}, "needs all of"},
 		{"bad wallet", []string{"--pay-to", "nope", "--token-account", account, "--solana-rpc", fakeRPC(t)}, "--pay-to"},
 		{"RPC down", []string{"--pay-to", wallet, "--token-account", account, "--solana-rpc", dead.URL}, "does not answer"},
-		{"facilitator not in this build", []string{"--facilitator", "http://127.0.0.1:1/"}, "--facilitator"},
+		{"facilitator without payee", []string{"--facilitator", "http://127.0.0.1:1/"}, "--facilitator"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
