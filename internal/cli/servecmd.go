@@ -40,6 +40,7 @@ type serveFlags struct {
 	addr, storeDSN, dataDir, signingKey, publicURL, service string
 	payTo, tokenAccount, solanaRPC, network, commitment     string
 	facilitator                                             string
+	ratesURL                                                string
 	allowPrivate                                            bool
 	house                                                   stringList
 	maxTimeout                                              int
@@ -66,6 +67,7 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.allowPrivate, "allow-private-targets", false, "allow targets on loopback and private addresses (private deployments, tests)")
 	fs.Var(&f.house, "house-wallet", "one of the operator's own wallets (repeatable): its payments are house proofs")
 	fs.IntVar(&f.maxTimeout, "max-timeout-seconds", 120, "maxTimeoutSeconds advertised in challenges")
+	registerRatesFlag(fs, &f.ratesURL)
 }
 
 // applyEnv sets every flag not given on the command line from PAYABILITY_<NAME>.
@@ -247,7 +249,10 @@ func buildServer(ctx context.Context, e Env, f serveFlags) (*server.Server, func
 		st.Close()
 		return nil, nil, err
 	}
-	return srv, func() { st.Close() }, nil
+	// The CAD backfill runs hourly while serving; cleanup stops it before
+	// the store closes.
+	stopBackfill := startBackfill(ctx, f.ratesURL, st, now, logger)
+	return srv, func() { stopBackfill(); st.Close() }, nil
 }
 
 // corpusPasses runs the pinned corpus through the graders.
