@@ -37,15 +37,6 @@ func signature() string {
 	return base58.Encode(b)
 }
 
-// seq makes deterministic signatures for golden files.
-func seqSignature(n byte) string {
-	b := make([]byte, 64)
-	for i := range b {
-		b[i] = n + byte(i)
-	}
-	return base58.Encode(b)
-}
-
 type delivery struct {
 	op    store.Op
 	at    time.Time
