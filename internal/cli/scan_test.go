@@ -205,7 +205,7 @@ func TestScanInterruptedStillSummarises(t *testing.T) {
 func TestScanProgressOnlyOnATerminal(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		time.Sleep(300 * time.Millisecond)
+		time.Sleep(450 * time.Millisecond)
 		w.WriteHeader(http.StatusPaymentRequired)
 	}))
 	defer slow.Close()

@@ -93,8 +93,8 @@ const (
 	CodeInternal = "internal"
 )
 
-// Scanner runs one scan. Its Progress may be read from another goroutine
-// while Run is going.
+// Scanner runs one scan (Run is called once). Its Progress may be read from
+// another goroutine while Run is going.
 type Scanner struct {
 	opts   Options
 	tally  tally
@@ -301,7 +301,7 @@ func (d *dispatcher) loop(feedCtx context.Context, items <-chan Item) {
 	inputOpen := true
 	for {
 		if d.running == 0 && (d.stopped || !inputOpen && d.waiting == 0) {
-			d.dropped = d.waiting
+			d.dropped += d.waiting
 			return
 		}
 		var next <-chan Item
@@ -318,8 +318,15 @@ func (d *dispatcher) loop(feedCtx context.Context, items <-chan Item) {
 				inputOpen = false
 				continue
 			}
+			if d.stopped = feedCtx.Err() != nil; d.stopped {
+				d.dropped++ // select picked this over the stop: still no new work
+				continue
+			}
 			d.admit(it)
 		case h := <-d.done:
+			// Several cases may be ready at once; a stop must win over
+			// starting the next entry.
+			d.stopped = d.stopped || feedCtx.Err() != nil
 			d.finished(h)
 		case <-stop:
 			d.stopped = true
