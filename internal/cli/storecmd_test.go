@@ -2,76 +2,32 @@ package cli
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/exchangerebel/payability/internal/store/postgres"
+	"github.com/exchangerebel/payability/internal/store/postgres/pgtest"
 )
 
-// defaultTestPG is the test database of the CI machine: local, trust auth.
-const defaultTestPG = "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"
-
-func testPG() string {
-	if dsn := os.Getenv("PAYABILITY_TEST_PG"); dsn != "" {
-		return dsn
-	}
-	return defaultTestPG
-}
-
-// pgSchema creates an empty schema for one test, dropped when it ends, and
-// returns a postgres:// DSN selecting it. A missing PostgreSQL fails the
-// test: the PostgreSQL backend is never skipped.
+// pgSchema gives the test an empty schema of its own; the CLI tests need
+// the URL form of the DSN.
 func pgSchema(t *testing.T) (dsn, schema string) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	admin, err := pgx.Connect(ctx, testPG())
-	if err != nil {
-		t.Fatalf("PostgreSQL is required (PAYABILITY_TEST_PG, default %s) and is not reachable: %v", defaultTestPG, err)
-	}
-	defer admin.Close(context.Background())
-	b := make([]byte, 8)
-	rand.Read(b)
-	schema = "payability_test_" + hex.EncodeToString(b)
-	if _, err := admin.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
-		t.Fatalf("create schema: %v", err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		conn, err := pgx.Connect(ctx, testPG())
-		if err != nil {
-			t.Errorf("drop schema %s: %v", schema, err)
-			return
-		}
-		defer conn.Close(context.Background())
-		if _, err := conn.Exec(ctx, "DROP SCHEMA "+schema+" CASCADE"); err != nil {
-			t.Errorf("drop schema %s: %v", schema, err)
-		}
-	})
-	u, err := url.Parse(testPG())
-	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
+	dsn, schema = pgtest.Schema(t)
+	if !strings.HasPrefix(dsn, "postgres://") && !strings.HasPrefix(dsn, "postgresql://") {
 		t.Fatal("PAYABILITY_TEST_PG must be a postgres:// URL for the CLI tests")
 	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	return u.String(), schema
+	return dsn, schema
 }
 
 func tablesOf(t *testing.T, schema string) []string {
 	t.Helper()
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, testPG())
+	conn, err := pgx.Connect(ctx, pgtest.DSN())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,14 +4,12 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"os"
 	"strings"
 	"sync"
@@ -28,6 +26,7 @@ import (
 	"github.com/exchangerebel/payability/internal/solana"
 	"github.com/exchangerebel/payability/internal/store"
 	"github.com/exchangerebel/payability/internal/store/postgres"
+	"github.com/exchangerebel/payability/internal/store/postgres/pgtest"
 	"github.com/exchangerebel/payability/internal/store/sqlite"
 	"github.com/exchangerebel/payability/internal/target"
 )
@@ -41,57 +40,10 @@ import (
 // defaultTestPG is the test database of the CI machine: local, trust auth.
 const defaultTestPG = "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"
 
-// testPG is the database the tests use: PAYABILITY_TEST_PG, or defaultTestPG.
-func testPG() string {
-	if dsn := os.Getenv("PAYABILITY_TEST_PG"); dsn != "" {
-		return dsn
-	}
-	return defaultTestPG
-}
-
-// pgSchema creates an empty schema for one test (or one benchmark run),
-// dropped when it ends, and returns a DSN selecting it. A missing PostgreSQL
-// fails: the PostgreSQL backend is never skipped.
+// pgSchema gives one test (or benchmark run) an empty schema of its own.
 func pgSchema(tb testing.TB) string {
-	tb.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	admin, err := pgx.Connect(ctx, testPG())
-	if err != nil {
-		tb.Fatalf("PostgreSQL is required (PAYABILITY_TEST_PG, default %s) and is not reachable: %v", defaultTestPG, err)
-	}
-	defer admin.Close(context.Background())
-	b := make([]byte, 8)
-	rand.Read(b)
-	schema := "payability_test_" + hex.EncodeToString(b)
-	if _, err := admin.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
-		tb.Fatalf("create schema: %v", err)
-	}
-	tb.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		conn, err := pgx.Connect(ctx, testPG())
-		if err != nil {
-			tb.Errorf("drop schema %s: %v", schema, err)
-			return
-		}
-		defer conn.Close(context.Background())
-		if _, err := conn.Exec(ctx, "DROP SCHEMA "+schema+" CASCADE"); err != nil {
-			tb.Errorf("drop schema %s: %v", schema, err)
-		}
-	})
-	dsn := testPG()
-	if !strings.HasPrefix(dsn, "postgres://") && !strings.HasPrefix(dsn, "postgresql://") {
-		return dsn + " search_path=" + schema
-	}
-	u, err := url.Parse(dsn)
-	if err != nil {
-		tb.Fatal("PAYABILITY_TEST_PG is not a valid URL")
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	return u.String()
+	dsn, _ := pgtest.Schema(tb)
+	return dsn
 }
 
 func openPG(tb testing.TB, dsn string, opts postgres.Options) *postgres.Store {

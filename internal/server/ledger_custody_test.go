@@ -109,7 +109,7 @@ func TestLedgerCustodyOnEveryBackend(t *testing.T) {
 		})
 	})
 	t.Run("postgres", func(t *testing.T) {
-		dsn := lgPGSchema(t)
+		dsn := pgSchema(t)
 		st, err := postgres.Open(context.Background(), dsn, postgres.Options{})
 		if err != nil {
 			t.Fatal(err)
@@ -291,47 +291,4 @@ func lgDumpPG(t *testing.T, dsn string) []string {
 		out = append(out, texts...)
 	}
 	return out
-}
-
-// lgPGSchema creates a schema of the test's own on the test database and
-// returns a DSN that selects it. PostgreSQL is required, never skipped.
-func lgPGSchema(t *testing.T) string {
-	t.Helper()
-	base := os.Getenv("PAYABILITY_TEST_PG")
-	if base == "" {
-		base = "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	admin, err := pgx.Connect(ctx, base)
-	if err != nil {
-		t.Fatalf("PostgreSQL is required (PAYABILITY_TEST_PG) and is not reachable: %v", err)
-	}
-	defer admin.Close(context.Background())
-	b := make([]byte, 8)
-	rand.Read(b)
-	schema := "payability_ledger_" + hex.EncodeToString(b)
-	if _, err := admin.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		conn, err := pgx.Connect(context.Background(), base)
-		if err != nil {
-			t.Errorf("drop schema: %v", err)
-			return
-		}
-		defer conn.Close(context.Background())
-		conn.Exec(context.Background(), "DROP SCHEMA "+schema+" CASCADE")
-	})
-	if !strings.HasPrefix(base, "postgres://") && !strings.HasPrefix(base, "postgresql://") {
-		return base + " search_path=" + schema
-	}
-	u, err := url.Parse(base)
-	if err != nil {
-		t.Fatal("PAYABILITY_TEST_PG is not a valid URL")
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	return u.String()
 }

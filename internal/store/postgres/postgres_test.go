@@ -2,20 +2,16 @@ package postgres_test
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"net/url"
-	"os"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"go.uber.org/goleak"
 
 	"github.com/exchangerebel/payability/internal/store"
 	"github.com/exchangerebel/payability/internal/store/postgres"
+	"github.com/exchangerebel/payability/internal/store/postgres/pgtest"
 	"github.com/exchangerebel/payability/internal/store/storetest"
 )
 
@@ -23,65 +19,10 @@ func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
 }
 
-// defaultDSN is the test database of the CI machine: local, trust auth.
-const defaultDSN = "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"
-
-// testDSN is the database the tests use: PAYABILITY_TEST_PG, or defaultDSN.
-// A missing database fails the tests: the PostgreSQL backend is never
-// skipped.
-func testDSN() string {
-	if dsn := os.Getenv("PAYABILITY_TEST_PG"); dsn != "" {
-		return dsn
-	}
-	return defaultDSN
-}
-
-// newSchema creates an empty schema of its own for one test, dropped when the
-// test ends, and returns a DSN that selects it.
+// newSchema gives the test an empty schema of its own (pgtest.Schema).
 func newSchema(t *testing.T) string {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	admin, err := pgx.Connect(ctx, testDSN())
-	if err != nil {
-		t.Fatalf("PostgreSQL is required (PAYABILITY_TEST_PG, default %s) and is not reachable: %v", defaultDSN, err)
-	}
-	defer admin.Close(context.Background())
-	b := make([]byte, 8)
-	rand.Read(b)
-	schema := "payability_test_" + hex.EncodeToString(b)
-	if _, err := admin.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
-		t.Fatalf("create schema: %v", err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		conn, err := pgx.Connect(ctx, testDSN())
-		if err != nil {
-			t.Errorf("drop schema %s: %v", schema, err)
-			return
-		}
-		defer conn.Close(context.Background())
-		if _, err := conn.Exec(ctx, "DROP SCHEMA "+schema+" CASCADE"); err != nil {
-			t.Errorf("drop schema %s: %v", schema, err)
-		}
-	})
-	return withSearchPath(t, testDSN(), schema)
-}
-
-func withSearchPath(t *testing.T, dsn, schema string) string {
-	t.Helper()
-	if !strings.HasPrefix(dsn, "postgres://") && !strings.HasPrefix(dsn, "postgresql://") {
-		return dsn + " search_path=" + schema
-	}
-	u, err := url.Parse(dsn)
-	if err != nil {
-		t.Fatalf("PAYABILITY_TEST_PG is not a valid URL")
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	return u.String()
+	dsn, _ := pgtest.Schema(t)
+	return dsn
 }
 
 func open(t *testing.T, dsn string, opts postgres.Options) *postgres.Store {
