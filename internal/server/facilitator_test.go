@@ -14,15 +14,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/exchangerebel/payability/internal/buildinfo"
 	"github.com/exchangerebel/payability/internal/facilitator"
 	"github.com/exchangerebel/payability/internal/facilitator/facilitatortest"
 	"github.com/exchangerebel/payability/internal/gate"
-	"github.com/exchangerebel/payability/internal/ops"
 	"github.com/exchangerebel/payability/internal/report"
 	"github.com/exchangerebel/payability/internal/store"
-	"github.com/exchangerebel/payability/internal/target"
-	"github.com/exchangerebel/payability/internal/verdict"
 )
 
 // withFacilitator configures the harness's gate with the facilitator rail,
@@ -62,23 +58,7 @@ func countingSeller(t *testing.T) (*httptest.Server, *atomic.Int64) {
 func TestOwnGatePassesOwnChecksWithFacilitator(t *testing.T) {
 	h := newHarness(t, ServeAll)
 	fake := withFacilitator(t, h)
-	runner := ops.Runner{Fetcher: target.New(target.Options{AllowPrivate: true, UserAgent: buildinfo.UserAgent}), Now: time.Now}
-	ctx := context.Background()
-	for _, path := range []string{"/toll/payability/check", "/toll/payability/memo", "/toll/rail-probe/probe"} {
-		url := h.srv.URL + path
-		c, err := runner.Check(ctx, url)
-		if err != nil || c.State != verdict.Populated {
-			t.Errorf("%s: check = %s, want POPULATED (%+v)", path, c.State, c.Factors)
-		}
-		m, _ := runner.Memo(ctx, url)
-		if m.State != verdict.Bound {
-			t.Errorf("%s: memo = %s, want BOUND", path, m.State)
-		}
-		p, _ := runner.Probe(ctx, url)
-		if !p.Closed() {
-			t.Errorf("%s: probe grades %+v exposures %v, want both PRESENT-FAIL-CLOSED and none", path, p.Grades, p.Exposures)
-		}
-	}
+	assertOwnGatePassesOwnChecks(t, h)
 	if calls := fake.Calls("/verify"); len(calls)+len(fake.Calls("/settle")) != 0 {
 		t.Errorf("the probes reached the facilitator: %d calls", len(fake.Calls("")))
 	}

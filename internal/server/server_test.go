@@ -243,7 +243,13 @@ func sellerTarget(t *testing.T) *httptest.Server {
 // Our own challenge must grade POPULATED, BOUND, and both rails
 // PRESENT-FAIL-CLOSED with no exposures, under our own ops.
 func TestOwnGatePassesOwnChecks(t *testing.T) {
-	h := newHarness(t, ServeAll)
+	assertOwnGatePassesOwnChecks(t, newHarness(t, ServeAll))
+}
+
+// assertOwnGatePassesOwnChecks runs our own check, memo and probe ops against
+// every paid route of a running server.
+func assertOwnGatePassesOwnChecks(t *testing.T, h *harness) {
+	t.Helper()
 	runner := ops.Runner{Fetcher: target.New(target.Options{AllowPrivate: true, UserAgent: buildinfo.UserAgent}), Now: time.Now}
 	ctx := context.Background()
 	for _, path := range []string{"/toll/payability/check", "/toll/payability/memo", "/toll/rail-probe/probe"} {
