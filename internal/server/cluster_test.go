@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/json"
@@ -10,7 +9,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -86,7 +84,7 @@ type cluster struct {
 func newCluster(tb testing.TB) *cluster {
 	tb.Helper()
 	c := &cluster{tb: tb, clock: &clock{t: time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)}}
-	c.chain, c.rpcURL = startChain(tb)
+	c.chain, c.rpcURL = newFakeChain(tb)
 	var err error
 	if c.key, err = report.GenerateKey(rand.Reader); err != nil {
 		tb.Fatal(err)
@@ -312,42 +310,4 @@ func errorCode(body []byte) string {
 	}
 	json.Unmarshal(body, &p)
 	return p.Error
-}
-
-// startChain is newFakeChain for tests and benchmarks alike (testing.TB):
-// a local Solana JSON-RPC node answering getTransaction, shaped like a real
-// jsonParsed answer (testdata/paid_tx.json), for the signatures paid on it.
-func startChain(tb testing.TB) (*fakeChain, string) {
-	tb.Helper()
-	tpl, err := os.ReadFile("testdata/paid_tx.json")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	fc := &fakeChain{paid: map[string]string{}, template: tpl}
-	srv := httptest.NewServer(http.HandlerFunc(fc.serveRPC))
-	tb.Cleanup(srv.Close)
-	return fc, srv.URL
-}
-
-func (fc *fakeChain) serveRPC(w http.ResponseWriter, r *http.Request) {
-	fc.calls.Add(1)
-	var req struct {
-		Params []json.RawMessage `json:"params"`
-	}
-	json.NewDecoder(r.Body).Decode(&req)
-	var sig string
-	if len(req.Params) > 0 {
-		json.Unmarshal(req.Params[0], &sig)
-	}
-	fc.mu.Lock()
-	memo, ok := fc.paid[sig]
-	fc.mu.Unlock()
-	w.Header().Set("Content-Type", "application/json")
-	if !ok {
-		io.WriteString(w, `{"jsonrpc":"2.0","result":null,"id":1}`)
-		return
-	}
-	q, _ := json.Marshal(memo)
-	answer := bytes.ReplaceAll(fc.template, []byte(`"`+templateMemo+`"`), q)
-	w.Write(bytes.ReplaceAll(answer, []byte(templateSig), []byte(sig)))
 }

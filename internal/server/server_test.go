@@ -61,36 +61,39 @@ type fakeChain struct {
 	calls    atomic.Int64
 }
 
-func newFakeChain(t *testing.T) (*fakeChain, string) {
+func newFakeChain(tb testing.TB) (*fakeChain, string) {
+	tb.Helper()
 	tpl, err := os.ReadFile("testdata/paid_tx.json")
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	fc := &fakeChain{paid: map[string]string{}, template: tpl}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		fc.calls.Add(1)
-		var req struct {
-			Params []json.RawMessage `json:"params"`
-		}
-		json.NewDecoder(r.Body).Decode(&req)
-		var sig string
-		if len(req.Params) > 0 {
-			json.Unmarshal(req.Params[0], &sig)
-		}
-		fc.mu.Lock()
-		memo, ok := fc.paid[sig]
-		fc.mu.Unlock()
-		w.Header().Set("Content-Type", "application/json")
-		if !ok {
-			io.WriteString(w, `{"jsonrpc":"2.0","result":null,"id":1}`)
-			return
-		}
-		q, _ := json.Marshal(memo)
-		answer := bytes.ReplaceAll(fc.template, []byte(`"`+templateMemo+`"`), q)
-		w.Write(bytes.ReplaceAll(answer, []byte(templateSig), []byte(sig)))
-	}))
-	t.Cleanup(srv.Close)
+	srv := httptest.NewServer(http.HandlerFunc(fc.serveRPC))
+	tb.Cleanup(srv.Close)
 	return fc, srv.URL
+}
+
+func (fc *fakeChain) serveRPC(w http.ResponseWriter, r *http.Request) {
+	fc.calls.Add(1)
+	var req struct {
+		Params []json.RawMessage `json:"params"`
+	}
+	json.NewDecoder(r.Body).Decode(&req)
+	var sig string
+	if len(req.Params) > 0 {
+		json.Unmarshal(req.Params[0], &sig)
+	}
+	fc.mu.Lock()
+	memo, ok := fc.paid[sig]
+	fc.mu.Unlock()
+	w.Header().Set("Content-Type", "application/json")
+	if !ok {
+		io.WriteString(w, `{"jsonrpc":"2.0","result":null,"id":1}`)
+		return
+	}
+	q, _ := json.Marshal(memo)
+	answer := bytes.ReplaceAll(fc.template, []byte(`"`+templateMemo+`"`), q)
+	w.Write(bytes.ReplaceAll(answer, []byte(templateSig), []byte(sig)))
 }
 
 // pay records a transaction on the fake chain and returns its signature.
