@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/exchangerebel/payability/internal/store"
+	"github.com/exchangerebel/payability/internal/store/storetest"
 )
 
 // rawDB opens the file under the store, as a second process would.
@@ -33,7 +34,7 @@ func TestLedgerIsAppendOnlyInTheDatabase(t *testing.T) {
 	s := open(t, path)
 	defer s.Close()
 	now := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
-	id := deliverOne(t, s, now)
+	id := storetest.DeliverOne(t, s, now)
 	if _, err := s.AddRefund(ctx, store.Refund{Op: store.OpCheck, EntryID: id, Tx: "5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnb", Time: now}); err != nil {
 		t.Fatal(err)
 	}
@@ -99,22 +100,4 @@ func TestMigrationCountsEarlierFreeUse(t *testing.T) {
 	if !reflect.DeepEqual(got.Free, want) {
 		t.Errorf("Free = %v, want %v", got.Free, want)
 	}
-}
-
-func deliverOne(t *testing.T, s store.Store, now time.Time) string {
-	t.Helper()
-	ctx := context.Background()
-	c := store.Claim{Rail: "direct", Tx: "tx-" + now.Format("150405.000"), MemoDigest: strings.Repeat("a", 64), Op: store.OpCheck,
-		Payer: "payer", Amount: 10000, FeeLamports: 5000, Now: now, LeaseFor: time.Minute, ResumeWindow: 15 * time.Minute}
-	r, err := s.Claim(ctx, c)
-	if err != nil || r.Outcome != store.Claimed {
-		t.Fatalf("Claim: %v %+v", err, r)
-	}
-	e := store.Entry{PayerWallet: "payer", Timestamp: now, PriceUSDCUnits: 10000, PaymentTx: c.Tx, SolanaFeeLamports: 5000,
-		CriteriaVersion: "v", VerdictLine: "line", CAD: store.CAD{Basis: "basis", Pending: true},
-		Check: &store.CheckFields{PayabilityState: "POPULATED"}}
-	if err := s.Deliver(ctx, r.PaymentID, r.LeaseToken, e); err != nil {
-		t.Fatal(err)
-	}
-	return r.PaymentID
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -358,3 +359,23 @@ func testTalliesFreeBurst(t *testing.T, s store.Store) {
 }
 
 func dc(day string, n int64) store.DayCount { return store.DayCount{Day: day, Count: n} }
+
+// DeliverOne claims and delivers one check payment at now and returns its
+// payment id (the id of its ledger entry), for backend-specific tests.
+func DeliverOne(t *testing.T, s store.Store, now time.Time) string {
+	t.Helper()
+	ctx := context.Background()
+	c := store.Claim{Rail: "direct", Tx: "tx-" + now.Format("150405.000"), MemoDigest: strings.Repeat("a", 64), Op: store.OpCheck,
+		Payer: "payer", Amount: 10000, FeeLamports: 5000, Now: now, LeaseFor: time.Minute, ResumeWindow: 15 * time.Minute}
+	r, err := s.Claim(ctx, c)
+	if err != nil || r.Outcome != store.Claimed {
+		t.Fatalf("Claim: %v %+v", err, r)
+	}
+	e := store.Entry{PayerWallet: "payer", Timestamp: now, PriceUSDCUnits: 10000, PaymentTx: c.Tx, SolanaFeeLamports: 5000,
+		CriteriaVersion: "v", VerdictLine: "line", CAD: store.CAD{Basis: "basis", Pending: true},
+		Check: &store.CheckFields{PayabilityState: "POPULATED"}}
+	if err := s.Deliver(ctx, r.PaymentID, r.LeaseToken, e); err != nil {
+		t.Fatal(err)
+	}
+	return r.PaymentID
+}
