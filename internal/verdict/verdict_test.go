@@ -330,3 +330,19 @@ func TestProbeExposuresInOrder(t *testing.T) {
 		t.Errorf("grades %+v", r.Grades)
 	}
 }
+
+// R18: only the first PAYMENT-REQUIRED value is read.
+func TestOnlyTheFirstHeaderValueIsRead(t *testing.T) {
+	good := fleet().capture()
+	value := good.Header["Payment-Required"][0]
+	for _, tt := range []struct {
+		values []string
+		want   bool
+	}{{[]string{value, "garbage"}, true}, {[]string{"garbage", value}, false}} {
+		c := fleet().capture()
+		c.Header = capture.Header{"Payment-Required": tt.values}
+		if got := *Check(url, c).Factors.HeaderDecodable; got != tt.want {
+			t.Errorf("%v: decodable = %v, want %v", tt.values[0][:7], got, tt.want)
+		}
+	}
+}
