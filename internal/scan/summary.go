@@ -224,9 +224,13 @@ func (s Summary) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, ", interrupted (%d read but not started)", s.NotStarted)
 	}
 	b.WriteString("\n")
-	row := func(name string, n int, detail string) {
-		fmt.Fprintf(&b, "  %-26s %7d%s\n", name, n, detail)
+	type line struct {
+		name   string
+		n      int
+		detail string
 	}
+	var lines []line
+	row := func(name string, n int, detail string) { lines = append(lines, line{name, n, detail}) }
 	for _, k := range keysInOrder(s.Outcomes, outcomeOrder(s.Op)) {
 		row(k, s.Outcomes[k], "")
 	}
@@ -242,6 +246,13 @@ func (s Summary) WriteText(w io.Writer) error {
 	}
 	row("refused", s.Refused, breakdown(s.RefusedBy))
 	row("errors", s.Errors, breakdown(s.ErrorsBy))
+	width := 0
+	for _, l := range lines {
+		width = max(width, len(l.name))
+	}
+	for _, l := range lines {
+		fmt.Fprintf(&b, "  %-*s %7d%s\n", width, l.name, l.n, l.detail)
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
