@@ -48,14 +48,14 @@ func TestSummaryText(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := `scan --op check: 10 URLs in 2.00s (5.0 URLs/s), interrupted (4 read but not started)
-  POPULATED                        5
-  AMOUNTS-ONLY                     0
-  UNCONFIGURED                     0
-  HEADER-MISSING                   0
-  RESOURCE-MISMATCH                0
-  NOT-A-402                        2
-  refused                          2  (url_scheme 1, url_userinfo 1)
-  errors                           1  (cancelled 1)
+  POPULATED               5
+  AMOUNTS-ONLY            0
+  UNCONFIGURED            0
+  HEADER-MISSING          0
+  RESOURCE-MISMATCH       0
+  NOT-A-402               2
+  refused                 2  (url_scheme 1, url_userinfo 1)
+  errors                  1  (cancelled 1)
 `
 	if b.String() != want {
 		t.Errorf("got:\n%s\nwant:\n%s", b.String(), want)
