@@ -21,9 +21,15 @@ const maxPayloadBytes = 16 << 10
 type presented struct {
 	version int
 	raw     json.RawMessage // the decoded payload JSON, forwarded as is
-	key     string          // SHA-256 of raw: one payload, one settlement
-	memo    string          // v2: accepted.extra.memo when the client echoed one
-	tx      wireTx
+	// key names one settlement: the op of the route and the SHA-256 of raw.
+	// The op is part of it because what a payload was verified and settled
+	// against is the route's requirements: a v1 payload names no amount, so
+	// the same payload presented to a dearer route must be verified afresh
+	// against that route's price, never share or resume a cheaper route's
+	// settlement.
+	key  string
+	memo string // v2: accepted.extra.memo when the client echoed one
+	tx   wireTx
 }
 
 // decodeHeader reads standard base64 (padded, or unpadded as some clients
@@ -79,7 +85,7 @@ func parse(h http.Header, terms gate.Terms, offer gate.Offer) (presented, gate.C
 	}
 	p := presented{version: version, raw: raw}
 	sum := sha256.Sum256(raw)
-	p.key = hex.EncodeToString(sum[:])
+	p.key = offer.Op + ":" + hex.EncodeToString(sum[:])
 	var scheme json.RawMessage
 	switch version {
 	case 2:

@@ -23,7 +23,9 @@ type Chain interface {
 // facilitator settled (its fee payer signs last), so the store's UNIQUE
 // claim cannot guard the settlement itself. The rail does, per process:
 // concurrent presentations of one payload share one verify+settle (keyed by
-// the SHA-256 of the decoded payload), and what settled is remembered for
+// the route's op and the SHA-256 of the decoded payload: a payload verified
+// against one route's requirements is never taken as verified for another),
+// and what settled is remembered for
 // Keep, so a later presentation of the same payload gets the same Payment
 // without another facilitator call; the gate's Claim on the transaction id
 // then decides (one delivery, the one resume, "already used"). A settlement
