@@ -180,6 +180,7 @@ func (g *Gate) Admit(ctx context.Context, r Request) (Decision, error) {
 
 	var pay Payment
 	var memo string
+	var expired bool
 	tx := r.Header.Get(HeaderPaymentTx)
 	switch {
 	case tx != "" || r.Header.Get(HeaderPaymentMemo) != "":
@@ -193,14 +194,22 @@ func (g *Gate) Admit(ctx context.Context, r Request) (Decision, error) {
 		case memo == "":
 			return refuse(CodeMemoMissing), nil
 		}
-		if _, code := g.Memos.Verify(memo, r.Op, r.TargetURL); code != "" {
+		// An expired memo may still resume a payment verified while it was
+		// valid (the resume window runs from the verification, not from the
+		// challenge), but never records a new one: the claim below is then
+		// resume-only.
+		_, code := g.Memos.Verify(memo, r.Op, r.TargetURL)
+		expired = code == CodeMemoExpired
+		if code != "" && !expired {
 			return refuse(code), nil
 		}
 		if r.URLErr != nil {
 			return Decision{Kind: BadURL, Challenge: challenge}, nil
 		}
-		var code Code
 		if pay, code = g.Direct.Confirm(ctx, tx, memo, offer.Price); code != "" {
+			if expired && code != CodeChainUnavailable {
+				return refuse(CodeMemoExpired), nil
+			}
 			return refuse(code), nil
 		}
 	default:
@@ -224,7 +233,7 @@ func (g *Gate) Admit(ctx context.Context, r Request) (Decision, error) {
 	res, err := g.Store.Claim(ctx, store.Claim{
 		Rail: pay.Rail, Tx: pay.Tx, MemoDigest: g.Memos.Digest(memo), Op: store.Op(r.Op),
 		Payer: pay.Payer, Amount: pay.Amount, FeeLamports: pay.FeeLamports, Now: g.now(),
-		LeaseFor: g.leaseFor(), ResumeWindow: g.resumeWindow(),
+		LeaseFor: g.leaseFor(), ResumeWindow: g.resumeWindow(), ResumeOnly: expired,
 	})
 	if err != nil {
 		return Decision{}, err
@@ -236,6 +245,8 @@ func (g *Gate) Admit(ctx context.Context, r Request) (Decision, error) {
 		}}, nil
 	case store.Busy:
 		return Decision{Kind: Busy, Code: CodePaymentInProgress, RetryAfter: res.RetryAfter}, nil
+	case store.NotSeen:
+		return refuse(CodeMemoExpired), nil
 	default:
 		return refuse(CodePaymentAlreadyUsed), nil
 	}

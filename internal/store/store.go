@@ -198,6 +198,12 @@ type Claim struct {
 	// ResumeWindow is how long after the verification a resume is allowed
 	// (15 minutes in the paid-service issue).
 	ResumeWindow time.Duration
+	// ResumeOnly records nothing new: a payment seen before is decided as
+	// always (its one resume, Busy, AlreadyUsed), and one never seen is
+	// NotSeen, with no row written. The gate sets it when the payment's memo
+	// has expired since: the resume may outlive the memo, a first
+	// presentation may not.
+	ResumeOnly bool
 }
 
 // ClaimOutcome is what Claim decided. The values are a closed set, usable as
@@ -219,6 +225,9 @@ const (
 	// resumed once already, past the resume window, or presented with a tx
 	// and memo that do not belong together.
 	AlreadyUsed ClaimOutcome = "already_used"
+	// NotSeen: a ResumeOnly claim of a payment never claimed before;
+	// nothing was written.
+	NotSeen ClaimOutcome = "not_seen"
 )
 
 // ClaimResult is the answer of Claim.

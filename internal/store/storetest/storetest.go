@@ -62,6 +62,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"claim/resume_window_edge", testClaimResumeWindow},
 		{"claim/tx_or_memo_reused_apart_is_already_used", testClaimReuse},
 		{"claim/invalid_claim_refused", testClaimInvalid},
+		{"claim/resume_only_records_nothing_new", testClaimResumeOnly},
 		{"deliver/writes_one_entry_and_marks_delivered", testDeliverOnce},
 		{"deliver/stale_lease_token_fails_and_writes_nothing", testDeliverStale},
 		{"deliver/entry_of_another_payment_fails_and_writes_nothing", testDeliverMismatch},
@@ -523,6 +524,39 @@ func testClaimReuse(t *testing.T, s store.Store) {
 
 	// None of it disturbed the holder.
 	deliver(t, s, held, entryFor(c))
+	assertEntries(t, s, store.OpCheck, 1)
+}
+
+func testClaimResumeOnly(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	// Never seen: nothing is recorded, so a normal claim still claims it.
+	c := newClaim(store.OpCheck, t0)
+	c.ResumeOnly = true
+	mustClaim(t, s, c, store.NotSeen)
+	mustClaim(t, s, c, store.NotSeen)
+	c.ResumeOnly = false
+	r := mustClaim(t, s, c, store.Claimed)
+
+	// Seen: decided as always, the one resume included.
+	c.ResumeOnly, c.Now = true, t0.Add(time.Second)
+	mustClaim(t, s, c, store.Busy)
+	if err := s.Release(ctx, r.PaymentID, r.LeaseToken); err != nil {
+		t.Fatalf("Release: %v", err)
+	}
+	res := mustClaim(t, s, c, store.Resumed)
+	if res.PaymentID != r.PaymentID {
+		t.Errorf("resumed payment %q, want %q", res.PaymentID, r.PaymentID)
+	}
+	deliver(t, s, res, entryFor(c))
+	mustClaim(t, s, c, store.AlreadyUsed)
+
+	// Its tx or memo apart, or with another op, is already used.
+	x := c
+	x.MemoDigest = digest(randomTx())
+	mustClaim(t, s, x, store.AlreadyUsed)
+	x = c
+	x.Op = store.OpMemo
+	mustClaim(t, s, x, store.AlreadyUsed)
 	assertEntries(t, s, store.OpCheck, 1)
 }
 

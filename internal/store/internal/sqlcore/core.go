@@ -92,14 +92,16 @@ func (s *Store) Claim(ctx context.Context, c store.Claim) (store.ClaimResult, er
 	leaseUntil := now + c.LeaseFor.Milliseconds()
 	token := rand.Text()
 
-	id := rand.Text()
-	n, err := s.db.Exec(ctx, insertPaymentSQL, id, c.Rail, c.Tx, c.MemoDigest, string(c.Op), c.Payer,
-		strconv.FormatUint(c.Amount, 10), strconv.FormatUint(c.FeeLamports, 10), now, token, leaseUntil)
-	if err != nil {
-		return store.ClaimResult{}, fmt.Errorf("store: claim: %w", err)
-	}
-	if n == 1 {
-		return store.ClaimResult{Outcome: store.Claimed, PaymentID: id, LeaseToken: token}, nil
+	if !c.ResumeOnly {
+		id := rand.Text()
+		n, err := s.db.Exec(ctx, insertPaymentSQL, id, c.Rail, c.Tx, c.MemoDigest, string(c.Op), c.Payer,
+			strconv.FormatUint(c.Amount, 10), strconv.FormatUint(c.FeeLamports, 10), now, token, leaseUntil)
+		if err != nil {
+			return store.ClaimResult{}, fmt.Errorf("store: claim: %w", err)
+		}
+		if n == 1 {
+			return store.ClaimResult{Outcome: store.Claimed, PaymentID: id, LeaseToken: token}, nil
+		}
 	}
 
 	// Seen before. A lost compare-and-set means another presentation moved
@@ -111,6 +113,9 @@ func (s *Store) Claim(ctx context.Context, c store.Claim) (store.ClaimResult, er
 			return store.ClaimResult{}, err
 		}
 		if len(ps) == 0 {
+			if c.ResumeOnly {
+				return store.ClaimResult{Outcome: store.NotSeen}, nil
+			}
 			return store.ClaimResult{}, errors.New("store: claim: conflicting payment not found")
 		}
 		p := ps[0]
