@@ -5,12 +5,29 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
+	"sync"
 	"text/tabwriter"
+	"unicode"
 
+	"github.com/exchangerebel/payability/internal/criteria"
 	"github.com/exchangerebel/payability/internal/ops"
 	"github.com/exchangerebel/payability/internal/verdict"
 )
+
+// memoBoundary is the memo op's boundary statement from the criteria: BOUND
+// never implies that the seller's replay store was checked, so a memo report
+// for people says so after the honesty line.
+var memoBoundary = sync.OnceValue(func() string {
+	var doc struct {
+		MemoOp struct {
+			BoundaryStatement string `json:"boundary_statement"`
+		} `json:"memo_op"`
+	}
+	_ = json.Unmarshal(criteria.Raw(criteria.ServicePayability), &doc)
+	return doc.MemoOp.BoundaryStatement
+})
 
 const (
 	ansiReset  = "\x1b[0m"
@@ -88,6 +105,10 @@ func renderText(w io.Writer, rep ops.Report, colour bool) error {
 	}
 	fmt.Fprintln(&b)
 	fmt.Fprintln(&b, env.HonestyLine)
+	if _, ok := rep.(ops.MemoReport); ok && memoBoundary() != "" {
+		fmt.Fprintln(&b)
+		fmt.Fprintln(&b, memoBoundary())
+	}
 	_, err := w.Write(b.Bytes())
 	return err
 }
@@ -146,6 +167,19 @@ func (p painter) colourAll(s string) string {
 	return ansiRed + s + ansiReset
 }
 
+// listItem prints one census name. Names come from a fetched challenge, so a
+// name that is empty, carries a character that is not printable (a terminal
+// escape, a line break, a bidi control) or could be mistaken for the list's
+// own punctuation is printed quoted with Go escapes; every other name as is.
+func listItem(s string) string {
+	plain := s != "" && strings.TrimSpace(s) == s && !strings.ContainsAny(s, ",\"") &&
+		strings.IndexFunc(s, func(r rune) bool { return !unicode.IsPrint(r) }) < 0
+	if plain {
+		return s
+	}
+	return strconv.Quote(s)
+}
+
 func intOrDash(v *int) string {
 	if v == nil {
 		return "-"
@@ -190,7 +224,7 @@ func flatten(raw []byte) [][2]string {
 				for dec.More() {
 					var v any
 					_ = dec.Decode(&v)
-					items = append(items, fmt.Sprint(v))
+					items = append(items, listItem(fmt.Sprint(v)))
 				}
 				dec.Token() // ']'
 				val := strings.Join(items, ", ")

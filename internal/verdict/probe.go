@@ -1,9 +1,8 @@
 package verdict
 
 import (
-	"encoding/json"
-
 	"github.com/exchangerebel/payability/internal/capture"
+	"github.com/exchangerebel/payability/internal/x402"
 )
 
 // Grade is a rail-probe grade.
@@ -94,10 +93,11 @@ type ProbeResult struct {
 func is2xx(status int) bool { return status >= 200 && status <= 299 }
 
 // carriesRejectionReason is rule (3)'s body test (R10): a JSON object with a
-// non-empty error, reason or detail string.
+// non-empty error, reason or detail string. The body is parsed as the
+// challenge body is (x402.DecodeJSON, R17).
 func carriesRejectionReason(body []byte) (parseable, reason bool) {
-	var v any
-	if err := json.Unmarshal(body, &v); err != nil {
+	v, ok := x402.DecodeJSON(body)
+	if !ok {
 		return false, false
 	}
 	obj, ok := v.(map[string]any)

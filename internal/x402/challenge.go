@@ -4,8 +4,11 @@
 package x402
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
+	"io"
 	"regexp"
 	"sort"
 	"strings"
@@ -82,11 +85,30 @@ func census(a0 map[string]any) []string {
 	return names
 }
 
+// DecodeJSON parses b as exactly one JSON value with nothing but whitespace
+// after it (R17). Numbers are kept as their text (json.Number): JSON's number
+// grammar has no magnitude limit, so 1e400 or a 400-digit integer is as much
+// JSON as 1, and must not make a body or header "not JSON" the way decoding
+// into float64 would. A number is never a string, so a number-typed field stays
+// absent (R3).
+func DecodeJSON(b []byte) (any, bool) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, false
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, false // a second value or garbage after the first
+	}
+	return v, true
+}
+
 // ParseBody parses a challenge body. parseable reports whether the bytes are
 // one JSON value (R17); the leg is read only when that value is an object.
 func ParseBody(body []byte) (leg Leg, parseable bool) {
-	var v any
-	if err := json.Unmarshal(body, &v); err != nil {
+	v, ok := DecodeJSON(body)
+	if !ok {
 		return Leg{}, false
 	}
 	root, ok := v.(map[string]any)
@@ -137,8 +159,9 @@ func DecodeHeaderValue(value string) (map[string]any, bool) {
 	if err != nil {
 		return nil, false
 	}
-	var root map[string]any
-	if err := json.Unmarshal(raw, &root); err != nil || root == nil {
+	v, ok := DecodeJSON(raw)
+	root, isObject := v.(map[string]any)
+	if !ok || !isObject {
 		return nil, false
 	}
 	return root, true

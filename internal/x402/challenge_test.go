@@ -2,6 +2,7 @@ package x402
 
 import (
 	"encoding/base64"
+	"encoding/json"
 	"testing"
 	"unicode/utf8"
 )
@@ -95,6 +96,38 @@ func FuzzParseBody(f *testing.F) {
 		}
 		if !utf8.ValidString(leg.Memo) {
 			t.Fatal("memo is not valid UTF-8")
+		}
+	})
+}
+
+// DecodeJSON accepts exactly what the JSON grammar accepts (R17), numbers of
+// any magnitude included, and keeps numbers out of the string fields (R3).
+func TestDecodeJSONIsTheJSONGrammar(t *testing.T) {
+	for _, in := range []string{
+		`{}`, ` {"a":1} `, `1e400`, `-1e400`, `{"n":1e-400}`, `[` + "9999999999999999999999999999999999999999e999" + `]`,
+		``, ` `, `{} x`, `{}{}`, `1 2`, `{},`, `}`, `123abc`, "\ufeff{}", "{}\u00a0", `nul`, `"\ud800"`, "\"\xff\"",
+	} {
+		_, got := DecodeJSON([]byte(in))
+		if want := json.Valid([]byte(in)); got != want {
+			t.Errorf("DecodeJSON(%q) ok = %v, json.Valid says %v", in, got, want)
+		}
+	}
+	leg, ok := ParseBody([]byte(`{"n":1e400,"accepts":[{"amount":1e400,"payTo":"P"}]}`))
+	if !ok || !leg.Read || leg.Amount != "" || leg.PayTo != "P" {
+		t.Errorf("1e400 body: ok=%v read=%v amount=%q payTo=%q", ok, leg.Read, leg.Amount, leg.PayTo)
+	}
+	if _, ok := DecodeHeaderValue(base64.StdEncoding.EncodeToString([]byte(`{"n":1e400}`))); !ok {
+		t.Error("a header object holding 1e400 is undecodable")
+	}
+}
+
+func FuzzDecodeJSON(f *testing.F) {
+	for _, s := range []string{`{}`, `1e400`, `{} x`, `[1,2]`, `"a"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if _, ok := DecodeJSON(b); ok != json.Valid(b) {
+			t.Fatalf("DecodeJSON(%q) = %v, json.Valid = %v", b, ok, !ok)
 		}
 	})
 }

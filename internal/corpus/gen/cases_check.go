@@ -166,6 +166,22 @@ func checkCases(g *gen) {
 		g.check("check-body-invalid-utf8-in-string", "R17: invalid UTF-8 bytes inside a JSON string are accepted as the JSON decoder accepts them: the body parses.", seller, resp(402, h, b))
 	}
 	{
+		b, h := fleet()
+		put(b, "accepts.0.maxTimeoutSeconds", raw("1e400"))
+		put(b, "x402Version", raw("1"+strings.Repeat("0", 400)))
+		g.check("check-populated-body-number-beyond-float64", "R17: JSON numbers have no magnitude limit; 1e400 and a 401-digit integer in fields not graded leave the body one JSON value: POPULATED.", seller, resp(402, h, b))
+	}
+	{
+		b, h := fleet()
+		put(h, "accepts.0.maxTimeoutSeconds", raw("-1e400"))
+		g.check("check-populated-header-number-beyond-float64", "R4/R17: a decoded header object holding -1e400 is still a JSON object: decodable, POPULATED.", seller, resp(402, h, b))
+	}
+	{
+		b, h := fleet()
+		put(b, "accepts.0.amount", raw("1e400"))
+		g.check("check-unconfigured-amount-number-beyond-float64", "R3/R17: a number-typed amount of any magnitude is absent; the body still parses and every other field is read.", seller, resp(402, h, b))
+	}
+	{
 		body := padTo(enc(fleetBody(seller, memoA)), 65536)
 		g.check("check-body-65536", "R7: a body of exactly 65,536 bytes is within the cap and graded.", seller, resp(402, fleetHeader(seller, memoA), body))
 	}

@@ -56,6 +56,13 @@ func memoCases(g *gen) {
 		g.memo("memo-bound-body-65536", "R7: a fetch whose body is exactly 65,536 bytes is within the cap and read.", seller, fleet402(seller, memoA), resp(402, fleetHeader(seller, memoB), body))
 	}
 	{
+		b1, h1 := fleetBody(seller, memoA), fleetHeader(seller, memoA)
+		put(b1, "accepts.0.maxTimeoutSeconds", raw("1e400"))
+		b2, h2 := fleetBody(seller, memoB), fleetHeader(seller, memoB)
+		put(h2, "accepts.0.maxTimeoutSeconds", raw("1e400"))
+		g.memo("memo-bound-number-beyond-float64", "R17 applied per fetch: 1e400 in fetch 1's body and fetch 2's header leaves both legs read; the census names the field.", seller, resp(402, h1, b1), resp(402, h2, b2))
+	}
+	{
 		b1 := fleetBody(seller, memoA)
 		b2 := fleetBody(seller, memoB)
 		at(b1, "accepts.0").set("Memo", "x").set("X-Request-Id", "r1")

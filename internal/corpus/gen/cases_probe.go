@@ -47,6 +47,7 @@ func probeCases(g *gen) {
 	one("probe-closed-detail-only", "grade_rule (3) / R10: a body with only a non-empty detail string.", reject("detail", "Payment verification failed"))
 	one("probe-closed-empty-error-reason-set", "R10: error is empty but reason is a non-empty string: rejected with a reason.", reject("error", "", "reason", "bad_signature"))
 	one("probe-closed-whitespace-error", "R10: \" \" is a non-empty string.", reject("error", " "))
+	one("probe-closed-number-beyond-float64", "grade_rule (3) / R17: a body holding 1e400 beside a non-empty error string is JSON-parseable: rejected with a reason.", reject("error", "invalid_payment", "retryAfterSeconds", raw("1e400")))
 	one("probe-closed-x402-v1-reject-with-accepts", "grade_rule (3): an x402 v1 style rejection — the challenge again, with an error string.", resp(402, nil, obj("x402Version", 1, "error", "Invalid or malformed payment header", "accepts", []any{fleetAccept(seller, memoC)})))
 	{
 		b := padTo(enc(obj("error", "invalid_transaction", "accepts", []any{fleetAccept(seller, memoC)})), 65536)
@@ -57,6 +58,7 @@ func probeCases(g *gen) {
 	one("probe-absent-direct-plain-challenge", "grade_rule (4): the direct probe is answered with the plain gate challenge: payment_never_evaluated.", gate(memoC))
 	g.probe("probe-absent-all-rails", "grade_rule (4): every probe is answered with the unpaid gate challenge; a seller that ignores payment headers it does not know.", seller,
 		with(map[int]Capture{direct: gate("pv-d1"), facilitator: gate("pv-f1"), missingMemo: gate("pv-m1"), bogus: gate("pv-b1")}))
+	one("probe-absent-number-beyond-float64", "grade_rule (4) / R17: a plain challenge holding 1e400 is JSON-parseable with no rejection reason: ABSENT.", resp(402, nil, obj("x402Version", 1, "maxTimeoutSeconds", raw("1e400"), "accepts", []any{})))
 	one("probe-absent-json-array", "R10: a 402 JSON array body parses but is not an object: ABSENT.", resp(402, nil, []any{obj("error", "invalid payment")}))
 	one("probe-absent-json-string", "R10: a 402 JSON string body is not an object: ABSENT.", resp(402, nil, `"invalid payment"`))
 	one("probe-absent-json-null", "R10: a 402 JSON null body: ABSENT.", resp(402, nil, "null"))
