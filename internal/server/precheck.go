@@ -1,6 +1,8 @@
 package server
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"net/http"
 	"strconv"
 	"time"
@@ -79,11 +81,14 @@ func (s *Server) handlePrecheck(w http.ResponseWriter, r *http.Request, service,
 		writeJSON(w, http.StatusTooManyRequests, problem{errRateLimited, "Too many free pre-checks from this address; slow down."})
 		return
 	}
-	key := body.Caller
-	if key == "" {
+	var key string
+	if body.Caller == "" {
 		key = "addr:" + addr
 	} else {
-		key = "wallet:" + key
+		// The caller is free text up to the body cap: the store keeps its
+		// SHA-256, a key of fixed size whatever the client sent.
+		sum := sha256.Sum256([]byte(body.Caller))
+		key = "wallet:" + hex.EncodeToString(sum[:])
 	}
 	doc, _ := criteria.ForService(service)
 	now := s.cfg.Now()
