@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"strings"
 	"time"
@@ -302,12 +303,23 @@ func (s *Server) resourceOf(r *http.Request) string {
 	return base + r.URL.RequestURI()
 }
 
+// clientAddr is the client the per-address limiter and the free tier's
+// address key count: the IPv4 address, or the /64 of an IPv6 address (one
+// host or site holds a whole /64 and may use any address in it).
 func clientAddr(r *http.Request) string {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
 		return r.RemoteAddr
 	}
-	return host
+	ip, err := netip.ParseAddr(host)
+	if err != nil {
+		return host
+	}
+	ip = ip.Unmap().WithZone("")
+	if ip.Is4() {
+		return ip.String()
+	}
+	return netip.PrefixFrom(ip, 64).Masked().String()
 }
 
 func writeChallenge(w http.ResponseWriter, r *http.Request, status int, c gate.Challenge, body []byte, retryAfter time.Duration) {
