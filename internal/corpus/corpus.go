@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"net/textproto"
+	"sort"
 
 	"github.com/gowebpki/jcs"
 
@@ -53,6 +54,62 @@ type Capture struct {
 	Headers    map[string]string `json:"headers"`
 	BodyText   *string           `json:"body_text"`
 	BodyBase64 *string           `json:"body_base64"`
+
+	// headerOrder is the order of the header names in the file, so that two
+	// names differing only in case (one field, two values) keep the order they
+	// were written in and the first one is the first value (R18) on every run.
+	headerOrder []string
+}
+
+// UnmarshalJSON decodes a capture and records the order of its header names.
+func (c *Capture) UnmarshalJSON(b []byte) error {
+	type plain Capture
+	var p plain
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	*c = Capture(p)
+	var raw struct {
+		Headers json.RawMessage `json:"headers"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil || len(raw.Headers) == 0 || raw.Headers[0] != '{' {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw.Headers))
+	if _, err := dec.Token(); err != nil { // '{'
+		return err
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		name, _ := tok.(string)
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return err
+		}
+		if !seen[name] {
+			seen[name] = true
+			c.headerOrder = append(c.headerOrder, name)
+		}
+	}
+	return nil
+}
+
+// names returns the header names in file order (sorted when the capture was
+// not decoded from a file).
+func (c Capture) names() []string {
+	if len(c.headerOrder) == len(c.Headers) {
+		return c.headerOrder
+	}
+	names := make([]string, 0, len(c.Headers))
+	for k := range c.Headers {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	return names
 }
 
 // ToCapture converts the corpus form into the grader's input.
@@ -61,9 +118,9 @@ func (c Capture) ToCapture() (capture.Capture, error) {
 	if c.Status != nil {
 		out.Status = *c.Status
 	}
-	for k, v := range c.Headers {
+	for _, k := range c.names() {
 		key := textproto.CanonicalMIMEHeaderKey(k)
-		out.Header[key] = append(out.Header[key], v)
+		out.Header[key] = append(out.Header[key], c.Headers[k])
 	}
 	switch {
 	case c.BodyText != nil && c.BodyBase64 != nil:

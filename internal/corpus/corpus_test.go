@@ -2,6 +2,7 @@ package corpus
 
 import (
 	"bytes"
+	"encoding/json"
 	"testing"
 
 	"github.com/gowebpki/jcs"
@@ -50,5 +51,35 @@ func TestServedCriteriaCarryThePins(t *testing.T) {
 		if !bytes.Contains(b, []byte(`"sha256":"`+pin+`"`)) {
 			t.Errorf("%s: served criteria do not carry the pin %s", svc, pin)
 		}
+	}
+}
+
+// Two header names differing only in case are one field with two values; the
+// one written first in the file is the first value (R18), on every run.
+func TestHeaderNamesKeepFileOrder(t *testing.T) {
+	for _, tt := range []struct {
+		doc   string
+		first string
+	}{
+		{`{"outcome":"ok","status":402,"headers":{"payment-required":"A","PAYMENT-REQUIRED":"B","x":"1"}}`, "A"},
+		{`{"outcome":"ok","status":402,"headers":{"PAYMENT-REQUIRED":"B","payment-required":"A"}}`, "B"},
+	} {
+		for i := 0; i < 20; i++ {
+			var c Capture
+			if err := json.Unmarshal([]byte(tt.doc), &c); err != nil {
+				t.Fatal(err)
+			}
+			got, err := c.ToCapture()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v, _ := got.Header.Get("Payment-Required"); v != tt.first || len(got.Header["Payment-Required"]) != 2 {
+				t.Fatalf("%s: first value %q of %v, want %q", tt.doc, v, got.Header["Payment-Required"], tt.first)
+			}
+		}
+	}
+	c := Capture{Outcome: "ok", Headers: map[string]string{"b": "2", "a": "1"}}
+	if got, _ := c.ToCapture(); len(got.Header) != 2 {
+		t.Errorf("headers of a capture built in code: %v", got.Header)
 	}
 }

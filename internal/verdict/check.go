@@ -132,9 +132,13 @@ func extractCheck(url string, c capture.Capture) checkFacts {
 	return f
 }
 
-func (f checkFacts) anyEqualityFails() bool {
+// anyEqualityNotTrue: POPULATED needs "every field check passes", so an
+// equality that is false fails and one that is null (neither leg carries the
+// field) does not pass either. Under R13 a null equality always comes with an
+// absent core field, so this only keeps rule (6) from ever resting on that.
+func (f checkFacts) anyEqualityNotTrue() bool {
 	for _, e := range f.equalities {
-		if e != nil && !*e {
+		if !isTrue(e) {
 			return true
 		}
 	}
@@ -158,7 +162,7 @@ var checkRules = []checkRule{
 	{Unconfigured, func(f checkFacts) bool {
 		return !f.amountsPresent || !f.amountsConsistent ||
 			f.body.PayTo == "" || f.body.TokenAccount == "" || f.body.Memo == "" || f.body.Resource == "" ||
-			f.anyEqualityFails() || !f.bodyParseable
+			f.anyEqualityNotTrue() || !f.bodyParseable
 	}},
 	{Populated, func(checkFacts) bool { return true }},
 }

@@ -178,6 +178,18 @@ func TestReviewCheckHandDerived(t *testing.T) {
 		{"a 1,000-digit amount equal on every leg (R3: string equality)",
 			"", rvCap(402, rvB64(rvSub(t, rvHdr, `"amount":"10000"`, `"amount":"`+strings.Repeat("7", 1000)+`"`)), rvSub(t, rvBody, `"amount":"10000","maxAmountRequired":"10000"`, `"amount":"`+strings.Repeat("7", 1000)+`","maxAmountRequired":"`+strings.Repeat("7", 1000)+`"`)), Populated, rvAllTrue, "-", "402"},
 
+		// field_rule: memo = extra.memo (body: falling back to the top-level
+		// memo); a memo anywhere else is not read.
+		{"memo directly in accepts[0] (not in extra): not read, memo absent",
+			"", rvCap(402, hdr, rvSub(t, rvBody, `"extra":{"usdc_token_account":"Token1111","memo":"pv-memo-0001"}`, `"memo":"pv-memo-0001","extra":{"usdc_token_account":"Token1111"}`)), Unconfigured, "TTT TTF TT TT FTT F", "-", "402"},
+		{"header memo at the header's top level (not in accepts[0].extra): not read (no header fallback)",
+			"", rvCap(402, rvB64(rvSub(t, rvHdr, `"extra":{"memo":"pv-memo-0001"}`, `"extra":{}`, `"x402Version":2`, `"x402Version":2,"memo":"pv-memo-0001"`)), rvBody), Unconfigured, "TTT TTT TT TT FTT F", "-", "402"},
+		{"extra null: token absent, memo falls back to the top level",
+			"", rvCap(402, hdr, rvSub(t, rvBody, `"extra":{"usdc_token_account":"Token1111","memo":"pv-memo-0001"}}]`, `"extra":null}],"memo":"pv-memo-0001"`)), Unconfigured, "TTT TFT TT TT TTT F", "-", "402"},
+		{"token account under another name is not read",
+			"", rvCap(402, hdr, rvSub(t, rvBody, `"usdc_token_account"`, `"tokenAccount"`)), Unconfigured, "TTT TFT TT TT TTT F", "-", "402"},
+		{"header Payment-Required decodes but accepts is a string: header fields absent, top-level resource read",
+			"", rvCap(402, rvB64(`{"resource":{"url":"https://seller.example/api/paid"},"accepts":"exact"}`), rvBody), Unconfigured, "TTT TTT TT TT FFF F", "-", "402"},
 		// state_rule (4) precedes (5): header carries payTo and memo the body lacks.
 		{"amounts-only body with a header carrying payTo and memo: AMOUNTS-ONLY (4 before 5)",
 			"", rvCap(402, hdr, `{"accepts":[{"amount":"10000","resource":"https://seller.example/api/paid"}]}`), AmountsOnly, "TTT FFF TT TT FTF F", "-", "402"},
@@ -322,6 +334,16 @@ func TestReviewMemoHandDerived(t *testing.T) {
 		{"format classes: escaped separator decodes to '-'",
 			rvMemoCap(`"ab\u002dcdefg"`, `"ab-cdefg"`), rvMemoCap(`"ab-cdefh"`, `"ab-cdefh"`),
 			Bound, "-", fullRead, fullRead, "TTTT", "regenerated/regenerated", "prefixed-opaque prefixed-opaque prefixed-opaque prefixed-opaque"},
+		// state_rule (1), R7/R28: a 402 longer than the cap is over the cap.
+		{"fetch 2 is a 402 of 65,537 bytes with outcome ok: NOT-A-402, body_over_cap true",
+			rvMemoCap(`"pv-aaaa-0001"`, `"pv-aaaa-0001"`), rvCap(402, nil, strings.Repeat(" ", 65537)),
+			NotA402, "-", fullRead, "T 402 TT --- --", "T---", "not_gradable/not_gradable", "prefixed-opaque - prefixed-opaque -"},
+		{"fetch 1 timed out after a 402 status line: no status (R27)",
+			capture.Capture{Outcome: capture.Timeout, Status: 402}, rvMemoCap(`"pv-aaaa-0002"`, `"pv-aaaa-0002"`),
+			NotA402, "-", "F - -- --- --", fullRead, "-T--", "not_gradable/not_gradable", "- prefixed-opaque - prefixed-opaque"},
+		{"undecodable header in both fetches: memo equality false (R11), LEG-MISMATCH",
+			rvCap(402, rvRaw("not base64!"), `{"accepts":[{"extra":{"memo":"pv-aaaa-0001"}}]}`), rvCap(402, rvRaw("not base64!"), `{"accepts":[{"extra":{"memo":"pv-aaaa-0002"}}]}`),
+			LegMismatch, "-", "T 402 TF TTF TF", "T 402 TF TTF TF", "FFT-", "regenerated/not_gradable", "prefixed-opaque prefixed-opaque absent absent"},
 		// state_rule (1).
 		{"fetch 1 is a 304: NOT-A-402",
 			rvCap(304, nil, ""), rvMemoCap(`"pv-aaaa-0002"`, `"pv-aaaa-0002"`),
