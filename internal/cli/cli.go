@@ -64,11 +64,20 @@ func (e Env) Run(ctx context.Context, args []string) int {
 	if e.Getenv == nil {
 		e.Getenv = func(string) string { return "" }
 	}
-	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
-		e.usage(e.Stdout)
-		if len(args) == 0 {
-			return exitUsage
+	if len(args) == 0 {
+		e.usage(e.Stderr)
+		return exitUsage
+	}
+	if args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		// "payability help CMD" is "payability CMD -h".
+		if len(args) > 1 && args[0] == "help" {
+			for _, c := range commands {
+				if c.name == args[1] {
+					return c.run(ctx, e, []string{"-h"})
+				}
+			}
 		}
+		e.usage(e.Stdout)
 		return ExitOK
 	}
 	if args[0] == "version" || args[0] == "--version" {
@@ -93,7 +102,7 @@ func (e Env) usage(w io.Writer) {
 	for _, c := range cs {
 		fmt.Fprintf(w, "  %-12s %s\n", c.name, c.summary)
 	}
-	fmt.Fprintln(w, "\nRun 'payability <command> -h' for a command's flags.")
+	fmt.Fprintln(w, "\nRun 'payability <command> -h' (or 'payability help <command>') for a command's flags.")
 }
 
 func (e Env) fetcher(allowPrivate bool) ops.Fetcher {
@@ -122,12 +131,49 @@ func (e Env) colour(w io.Writer) bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
+// flagSet is a subcommand's flags with its command line and the notes that
+// end its help.
+type flagSet struct {
+	*flag.FlagSet
+	usage string
+	notes []string
+}
+
+// newFlagSet makes a subcommand's flag set. A usage mistake prints the
+// command line on stderr; -h prints the whole help on stdout: the command
+// line, every flag with its placeholder, description and default, then the
+// notes. Every flag that takes a value names its placeholder in backquotes
+// in its description (flag.UnquoteUsage), so the help never says "string".
+func newFlagSet(e Env, name, usage string, notes ...string) *flagSet {
+	fs := &flagSet{FlagSet: flag.NewFlagSet(name, flag.ContinueOnError), usage: usage, notes: notes}
+	fs.SetOutput(e.Stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: payability %s\nRun 'payability %s -h' for its flags.\n", fs.usage, fs.Name())
+	}
+	return fs
+}
+
 // parseFlags parses flags that may stand before or after the positional
-// arguments ("payability check URL --json" works as well).
-func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
+// arguments ("payability check URL --json" works as well). -h or --help
+// prints the help on stdout and returns flag.ErrHelp; any other flag error
+// is printed, with the command line, on stderr. usageExit turns either into
+// the exit status.
+func parseFlags(e Env, fs *flagSet, args []string) ([]string, error) {
 	var positional []string
+	out := fs.Output()
 	for {
-		if err := fs.Parse(args); err != nil {
+		// flag prints its own message and the usage while parsing; we print
+		// ours instead.
+		fs.SetOutput(io.Discard)
+		err := fs.Parse(args)
+		fs.SetOutput(out)
+		switch {
+		case errors.Is(err, flag.ErrHelp):
+			fs.help(e.Stdout)
+			return nil, err
+		case err != nil:
+			fmt.Fprintf(out, "payability %s: %v\n", fs.Name(), err)
+			fs.Usage()
 			return nil, err
 		}
 		rest := fs.Args()
@@ -142,14 +188,47 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-func newFlagSet(e Env, name, usage string) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(e.Stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(e.Stderr, "usage: payability %s\n", usage)
-		fs.PrintDefaults()
+// usageExit is the exit status after parseFlags failed: 0 for -h, else 2.
+func usageExit(err error) int {
+	if errors.Is(err, flag.ErrHelp) {
+		return ExitOK
 	}
-	return fs
+	return exitUsage
+}
+
+// usageError prints a usage mistake and the command line on stderr and
+// returns exit status 2.
+func usageError(e Env, fs *flagSet, format string, args ...any) int {
+	fmt.Fprintf(e.Stderr, "payability %s: %s\n", fs.Name(), fmt.Sprintf(format, args...))
+	fs.Usage()
+	return exitUsage
+}
+
+// help prints the whole help of a subcommand.
+func (fs *flagSet) help(w io.Writer) {
+	fmt.Fprintf(w, "usage: payability %s\n", fs.usage)
+	first := true
+	fs.VisitAll(func(f *flag.Flag) {
+		if first {
+			fmt.Fprintln(w)
+			first = false
+		}
+		placeholder, desc := flag.UnquoteUsage(f)
+		if placeholder != "" {
+			placeholder = " " + placeholder
+		}
+		if d := f.DefValue; d != "" && d != "false" && !strings.Contains(desc, "(default") {
+			desc += " (default " + d + ")"
+		}
+		dashes := "--"
+		if len(f.Name) == 1 {
+			dashes = "-"
+		}
+		fmt.Fprintf(w, "  %s%s%s\n        %s\n", dashes, f.Name, placeholder, desc)
+	})
+	for _, n := range fs.notes {
+		fmt.Fprintf(w, "\n%s\n", n)
+	}
 }
 
 // refusal prints a URL-policy refusal and returns its exit status.

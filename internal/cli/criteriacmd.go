@@ -24,10 +24,14 @@ func serviceArg(s string) (string, bool) {
 }
 
 func runCriteria(_ context.Context, e Env, args []string) int {
-	fs := newFlagSet(e, "criteria", "criteria [payability|rail-probe]")
-	pos, err := parseFlags(fs, args)
-	if err != nil || len(pos) > 1 {
-		return exitUsage
+	fs := newFlagSet(e, "criteria", "criteria [payability|rail-probe]",
+		"Prints the published criteria document (payability by default) as JSON, with corpus.sha256 set to the pin of the embedded corpus.")
+	pos, err := parseFlags(e, fs, args)
+	if err != nil {
+		return usageExit(err)
+	}
+	if len(pos) > 1 {
+		return usageError(e, fs, "give at most one document: payability or rail-probe")
 	}
 	name := ""
 	if len(pos) == 1 {
@@ -35,8 +39,7 @@ func runCriteria(_ context.Context, e Env, args []string) int {
 	}
 	svc, ok := serviceArg(name)
 	if !ok {
-		fmt.Fprintln(e.Stderr, "payability: criteria takes payability or rail-probe")
-		return exitUsage
+		return usageError(e, fs, "the document is payability or rail-probe")
 	}
 	doc, err := corpus.Criteria(svc)
 	if err != nil {
@@ -49,12 +52,19 @@ func runCriteria(_ context.Context, e Env, args []string) int {
 }
 
 func runCorpus(_ context.Context, e Env, args []string) int {
-	fs := newFlagSet(e, "corpus", "corpus verify [-v]")
-	verbose := fs.Bool("v", false, "list every case")
-	pos, err := parseFlags(fs, args)
-	if err != nil || len(pos) != 1 || pos[0] != "verify" {
-		fs.Usage()
-		return exitUsage
+	fs := newFlagSet(e, "corpus", "corpus verify [-v]",
+		"Recomputes both corpus pins, runs every case through the graders and prints N passed, M failed.\nexit status: 0 every case passed and both pins match; 1 otherwise; 2 bad usage.")
+	verbose := fs.Bool("v", false, "list every case, not only the failures")
+	pos, err := parseFlags(e, fs, args)
+	if err != nil {
+		return usageExit(err)
+	}
+	if len(pos) != 1 || pos[0] != "verify" {
+		return usageError(e, fs, "the only subcommand is verify")
+	}
+	ids := 0
+	for _, svc := range []string{criteria.ServicePayability, criteria.ServiceRailProbe} {
+		ids = max(ids, len(corpus.RefOf(svc).ID))
 	}
 	passed, failed, pinsOK := 0, 0, true
 	for _, svc := range []string{criteria.ServicePayability, criteria.ServiceRailProbe} {
@@ -68,7 +78,7 @@ func runCorpus(_ context.Context, e Env, args []string) int {
 			pin = "MISMATCH (file " + s.PinFile + ")"
 			pinsOK = false
 		}
-		fmt.Fprintf(e.Stdout, "%s  sha256 %s  pin %s  %d cases\n", s.ID, s.PinComp, pin, len(s.Outcomes))
+		fmt.Fprintf(e.Stdout, "%-*s  sha256 %s  pin %s  %d cases\n", ids, s.ID, s.PinComp, pin, len(s.Outcomes))
 		for _, o := range s.Outcomes {
 			switch {
 			case !o.Passed:

@@ -21,7 +21,8 @@ const ledgerUsage = `ledger backfill [--rates-url URL]
        payability ledger refund ENTRY-ID --tx REFUND-TX-SIGNATURE [--op check|memo|probe]
        payability ledger export --from YYYY-MM-DD --to YYYY-MM-DD [--format csv|json] [--summary]
        payability ledger tripwires [--format text|json]
-  each also takes --store sqlite:PATH|postgres://… and --data-dir DIR, as serve does`
+  each also takes --store sqlite:PATH|postgres://… and --data-dir DIR, as serve does;
+  run 'payability ledger <subcommand> -h' for its flags (docs/ledger.md)`
 
 // backfillEvery is how often serve runs the CAD backfill.
 const backfillEvery = time.Hour
@@ -48,32 +49,62 @@ func runLedger(ctx context.Context, e Env, args []string) int {
 	return exitUsage
 }
 
+// ledgerUsages are the command lines of the ledger subcommands.
+var ledgerUsages = map[string]string{
+	"backfill":  "ledger backfill [--rates-url URL] [--store DSN] [--data-dir DIR]",
+	"refund":    "ledger refund ENTRY-ID --tx REFUND-TX-SIGNATURE [--op check|memo|probe] [--store DSN] [--data-dir DIR]",
+	"export":    "ledger export --from YYYY-MM-DD --to YYYY-MM-DD [--format csv|json] [--summary] [--store DSN] [--data-dir DIR]",
+	"tripwires": "ledger tripwires [--format text|json] [--store DSN] [--data-dir DIR]",
+}
+
+// ledgerNotes say what each ledger subcommand does and how it exits.
+var ledgerNotes = map[string]string{
+	"backfill": `Fills the CAD block of pending ledger entries from the Bank of Canada's FXUSDCAD rates
+(docs/ledger.md); never rewrites a filled entry.
+exit status: 0 done; 1 the store or the rate source failed; 2 bad usage.`,
+	"refund": `Records a refund against one ledger entry (append-only; the entry is never edited).
+exit status: 0 recorded; 2 bad usage, no such entry, already refunded, or a malformed signature;
+1 the store failed.`,
+	"export": `Prints every ledger entry of the UTC days FROM..TO (both included) with its CAD block, or
+with --summary the sums per day and op.
+exit status: 0 written; 1 the store failed; 2 bad usage.`,
+	"tripwires": `Prints the criteria's tripwires that our records can compute, per service, and Day-0.
+exit status: 0 none fired; 3 a tripwire fired; 1 the store failed; 2 bad usage.`,
+}
+
+// storeNote ends the help of every command that opens the store.
+const storeNote = "Every flag also reads PAYABILITY_<NAME> from the environment (--store → PAYABILITY_STORE);\nthe command line wins."
+
 // ledgerCmd is what every ledger subcommand shares: its flag set and the
 // store flags of serve.
 type ledgerCmd struct {
 	name         string
-	fs           *flag.FlagSet
+	fs           *flagSet
 	dsn, dataDir string
 }
 
 func newLedgerCmd(e Env, name string) *ledgerCmd {
-	c := &ledgerCmd{name: "ledger " + name, fs: newFlagSet(e, "ledger "+name, ledgerUsage)}
-	registerStoreFlags(c.fs, &c.dsn, &c.dataDir)
+	c := &ledgerCmd{name: "ledger " + name, fs: newFlagSet(e, "ledger "+name, ledgerUsages[name], ledgerNotes[name], storeNote)}
+	registerStoreFlags(c.fs.FlagSet, &c.dsn, &c.dataDir)
 	return c
 }
 
 // parse parses args, then the environment (PAYABILITY_<FLAG>), and returns
-// the positional arguments.
-func (c *ledgerCmd) parse(e Env, args []string) ([]string, bool) {
-	pos, err := parseFlags(c.fs, args)
+// the positional arguments, or the exit status when there is nothing to run.
+func (c *ledgerCmd) parse(e Env, args []string) ([]string, int, bool) {
+	pos, err := parseFlags(e, c.fs, args)
 	if err != nil {
-		return nil, false
+		return nil, usageExit(err), false
 	}
-	if err := applyEnv(c.fs, e.Getenv); err != nil {
+	if err := applyEnv(c.fs.FlagSet, e.Getenv); err != nil {
 		fmt.Fprintf(e.Stderr, "payability %s: %v\n", c.name, err)
-		return nil, false
+		return nil, exitUsage, false
 	}
-	return pos, true
+	if _, ok := storeBackend(c.dsn, c.dataDir); !ok {
+		fmt.Fprintf(e.Stderr, "payability %s: --store must be sqlite:PATH or postgres://…\n", c.name)
+		return nil, exitUsage, false
+	}
+	return pos, 0, true
 }
 
 func (c *ledgerCmd) open(ctx context.Context, e Env) (store.Store, bool) {
@@ -88,20 +119,22 @@ func (c *ledgerCmd) open(ctx context.Context, e Env) (store.Store, bool) {
 // registerRatesFlag registers --rates-url (serve and ledger backfill).
 func registerRatesFlag(fs *flag.FlagSet, url *string) {
 	fs.StringVar(url, "rates-url", ledger.DefaultValetURL,
-		"base URL of the Bank of Canada Valet API (the FXUSDCAD series of the CAD valuation); empty turns serve's hourly backfill off")
+		"base `URL` of the Bank of Canada Valet API (the FXUSDCAD rates of the CAD valuation); for serve, empty turns the hourly backfill off")
 }
 
 func runLedgerBackfill(ctx context.Context, e Env, args []string) int {
 	c := newLedgerCmd(e, "backfill")
 	var ratesURL string
-	registerRatesFlag(c.fs, &ratesURL)
-	pos, ok := c.parse(e, args)
-	if !ok || len(pos) != 0 {
-		return exitUsage
+	registerRatesFlag(c.fs.FlagSet, &ratesURL)
+	pos, code, ok := c.parse(e, args)
+	if !ok {
+		return code
+	}
+	if len(pos) != 0 {
+		return usageError(e, c.fs, "takes no arguments besides its flags")
 	}
 	if ratesURL == "" {
-		fmt.Fprintln(e.Stderr, "payability ledger backfill: --rates-url is empty")
-		return exitUsage
+		return usageError(e, c.fs, "--rates-url is empty")
 	}
 	st, ok := c.open(ctx, e)
 	if !ok {
@@ -109,8 +142,12 @@ func runLedgerBackfill(ctx context.Context, e Env, args []string) int {
 	}
 	defer st.Close()
 	res, err := ledger.Backfiller{Store: st, Rates: ledger.Valet{BaseURL: ratesURL}, Now: e.now()}.Run(ctx)
-	fmt.Fprintf(e.Stdout, "backfill: %d pending, %d filled, %d still pending (%d past their date with no rate within %d days: look at them), %d rates newly cached\n",
-		res.Pending, res.Filled, res.Pending-res.Filled, res.Stuck, ledger.MaxGapDays, res.Fetched)
+	fmt.Fprintf(e.Stdout, "backfill: %d pending, %d filled, %d still pending, %d rates newly cached\n",
+		res.Pending, res.Filled, res.Pending-res.Filled, res.Fetched)
+	if res.Stuck > 0 {
+		fmt.Fprintf(e.Stdout, "backfill: %d of the pending entries are past their date with no published rate within %d days before it: look at them\n",
+			res.Stuck, ledger.MaxGapDays)
+	}
 	if err != nil {
 		fmt.Fprintf(e.Stderr, "payability ledger backfill: %v\n", err)
 		return ExitInternal
@@ -120,12 +157,18 @@ func runLedgerBackfill(ctx context.Context, e Env, args []string) int {
 
 func runLedgerRefund(ctx context.Context, e Env, args []string) int {
 	c := newLedgerCmd(e, "refund")
-	tx := c.fs.String("tx", "", "the signature of the refund transaction (required)")
-	op := c.fs.String("op", "", "the entry's op: check, memo or probe (default: found by its id)")
-	pos, ok := c.parse(e, args)
-	if !ok || len(pos) != 1 || *tx == "" {
-		c.fs.Usage()
-		return exitUsage
+	tx := c.fs.String("tx", "", "the base58 `SIGNATURE` of the refund transaction (required)")
+	op := c.fs.String("op", "", "the entry's `OP`: check, memo or probe (default: the entry is found by its id)")
+	pos, code, ok := c.parse(e, args)
+	switch {
+	case !ok:
+		return code
+	case len(pos) != 1:
+		return usageError(e, c.fs, "give exactly one ENTRY-ID")
+	case *tx == "":
+		return usageError(e, c.fs, "--tx is required")
+	case *op != "" && !oneOf(*op, []string{"check", "memo", "probe"}):
+		return usageError(e, c.fs, "--op must be check, memo or probe")
 	}
 	st, ok := c.open(ctx, e)
 	if !ok {
@@ -154,14 +197,20 @@ func runLedgerRefund(ctx context.Context, e Env, args []string) int {
 
 func runLedgerExport(ctx context.Context, e Env, args []string) int {
 	c := newLedgerCmd(e, "export")
-	from := c.fs.String("from", "", "first UTC day, YYYY-MM-DD (required)")
-	to := c.fs.String("to", "", "last UTC day, YYYY-MM-DD, included (required)")
-	format := c.fs.String("format", "csv", "csv | json")
+	from := c.fs.String("from", "", "the first UTC day, `YYYY-MM-DD` (required)")
+	to := c.fs.String("to", "", "the last UTC day, `YYYY-MM-DD`, included (required)")
+	format := c.fs.String("format", "csv", "`FORMAT`: csv or json")
 	summary := c.fs.Bool("summary", false, "sums per UTC day and op (and totals) instead of one row per entry")
-	pos, ok := c.parse(e, args)
-	if !ok || len(pos) != 0 || *from == "" || *to == "" || (*format != "csv" && *format != "json") {
-		c.fs.Usage()
-		return exitUsage
+	pos, code, ok := c.parse(e, args)
+	switch {
+	case !ok:
+		return code
+	case len(pos) != 0:
+		return usageError(e, c.fs, "takes no arguments besides its flags")
+	case *from == "" || *to == "":
+		return usageError(e, c.fs, "--from and --to are required")
+	case *format != "csv" && *format != "json":
+		return usageError(e, c.fs, "--format must be csv or json")
 	}
 	r := ledger.Range{From: *from, To: *to}
 	if _, _, err := r.Bounds(); err != nil {
@@ -200,11 +249,15 @@ func runLedgerExport(ctx context.Context, e Env, args []string) int {
 // one fired, so a cron job can alert on the status alone.
 func runLedgerTripwires(ctx context.Context, e Env, args []string) int {
 	c := newLedgerCmd(e, "tripwires")
-	format := c.fs.String("format", "text", "text | json")
-	pos, ok := c.parse(e, args)
-	if !ok || len(pos) != 0 || (*format != "text" && *format != "json") {
-		c.fs.Usage()
-		return exitUsage
+	format := c.fs.String("format", "text", "`FORMAT`: text or json")
+	pos, code, ok := c.parse(e, args)
+	switch {
+	case !ok:
+		return code
+	case len(pos) != 0:
+		return usageError(e, c.fs, "takes no arguments besides its flags")
+	case *format != "text" && *format != "json":
+		return usageError(e, c.fs, "--format must be text or json")
 	}
 	st, ok := c.open(ctx, e)
 	if !ok {

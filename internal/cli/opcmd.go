@@ -33,28 +33,37 @@ func statesOf(op string) []string {
 	return nil
 }
 
+const opExitNote = `exit status:
+  0  a verdict was produced, whatever it is
+  1  internal error
+  2  bad usage, or the URL was refused by the target-URL policy (the message names the rule)
+  3  --expect or --expect-closed did not hold`
+
 func opCommand(op string) func(ctx context.Context, e Env, args []string) int {
 	return func(ctx context.Context, e Env, args []string) int {
-		fs := newFlagSet(e, op, op+" [--json] [--allow-private] [--expect STATE | --expect-closed] URL")
-		asJSON := fs.Bool("json", false, "print the report as JSON")
+		usage := op + " [--json] [--allow-private] [--expect STATE] URL"
+		if op == ops.OpProbe {
+			usage = op + " [--json] [--allow-private] [--expect-closed] URL"
+		}
+		fs := newFlagSet(e, op, usage, opExitNote)
+		asJSON := fs.Bool("json", false, "print the report as JSON (docs/report-format.md)")
 		allowPrivate := fs.Bool("allow-private", false, "allow loopback and private target addresses (a seller's staging)")
 		var expect *string
 		var expectClosed *bool
 		if op == ops.OpProbe {
 			expectClosed = fs.Bool("expect-closed", false, "exit 3 unless both rails are PRESENT-FAIL-CLOSED and no exposure was observed")
 		} else {
-			expect = fs.String("expect", "", "exit 3 unless the state is `STATE`")
+			expect = fs.String("expect", "", "exit 3 unless the state is `STATE`: one of "+quoteList(statesOf(op)))
 		}
-		pos, err := parseFlags(fs, args)
+		pos, err := parseFlags(e, fs, args)
 		if err != nil {
-			return exitUsage
+			return usageExit(err)
 		}
 		if len(pos) != 1 {
-			fs.Usage()
-			return exitUsage
+			return usageError(e, fs, "give exactly one URL")
 		}
 		if expect != nil && *expect != "" && !oneOf(*expect, statesOf(op)) {
-			fmt.Fprintf(e.Stderr, "payability: --expect must be one of %s\n", quoteList(statesOf(op)))
+			fmt.Fprintf(e.Stderr, "payability %s: --expect must be one of %s\n", op, quoteList(statesOf(op)))
 			return exitUsage
 		}
 		runner := ops.Runner{Fetcher: e.fetcher(*allowPrivate), Now: e.now()}

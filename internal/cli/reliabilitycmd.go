@@ -28,20 +28,25 @@ var reliabilityExit = map[reliability.Action]int{
 
 func runReliability(ctx context.Context, e Env, args []string) int {
 	fs := newFlagSet(e, "reliability",
-		"reliability --service-id ID --intended-url URL [--api URL] [--json] [--allow-private] [--debug]")
-	serviceID := fs.String("service-id", "", "the CORTX service `ID` (from the owner's badge, status page or docs)")
-	intended := fs.String("intended-url", "", "the https `URL` you are about to pay")
+		"reliability --service-id ID --intended-url URL [--api URL] [--json] [--allow-private] [--debug]",
+		`The result is advisory: it never authorises a payment (docs/reliability.md).
+exit status: 0 favourable; 10 warn; 20 do not call; 30 unverified (not monitored, or the record
+failed validation or binding); 1 internal error; 2 bad usage or a refused input.`)
+	serviceID := fs.String("service-id", "", "the CORTX service `ID` (from the owner's badge, status page or docs; required)")
+	intended := fs.String("intended-url", "", "the https `URL` you are about to pay (required)")
 	api := fs.String("api", reliability.DefaultAPI, "the CORTX API base `URL`")
 	asJSON := fs.Bool("json", false, "print the decision, the record and every finding as JSON")
 	allowPrivate := fs.Bool("allow-private", false, "allow loopback and private addresses (and an http API), for a local or staging API and seller")
 	debug := fs.Bool("debug", false, "dump the fetched responses, cleaned and capped, to stderr")
-	pos, err := parseFlags(fs, args)
+	pos, err := parseFlags(e, fs, args)
 	if err != nil {
-		return exitUsage
+		return usageExit(err)
 	}
-	if len(pos) != 0 || *serviceID == "" || *intended == "" {
-		fs.Usage()
-		return exitUsage
+	switch {
+	case len(pos) != 0:
+		return usageError(e, fs, "takes no arguments besides its flags")
+	case *serviceID == "" || *intended == "":
+		return usageError(e, fs, "--service-id and --intended-url are required")
 	}
 	client := reliability.Client{
 		Fetcher:   e.fetcher(*allowPrivate),

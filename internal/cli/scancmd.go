@@ -28,28 +28,32 @@ func init() {
 }
 
 func runScan(ctx context.Context, e Env, args []string) int {
-	fs := newFlagSet(e, "scan", "scan --op check|memo|probe [--concurrency 64] [--per-host 4] [--allow-private] [--quiet] [--out FILE] [URLS.txt | -]")
-	op := fs.String("op", "", "the op to run on every URL: check, memo or probe")
+	fs := newFlagSet(e, "scan", "scan --op check|memo|probe [--concurrency 64] [--per-host 4] [--allow-private] [--quiet] [--out FILE] [URLS.txt | -]",
+		`Input (a file, or stdin when none or -): one URL per line (blank and # lines ignored), a JSON
+array of URLs, or an x402 Bazaar discovery document (resources[].resource). Output: JSON Lines,
+one record per entry in completion order; a summary on stderr (docs/performance.md).
+exit status: 0 every entry has a record (refusals included); 1 unreadable or malformed input,
+or a failed write; 2 bad usage; 130 interrupted.`)
+	op := fs.String("op", "", "the op to run on every URL (required): `OP` is check, memo or probe")
 	concurrency := fs.Int("concurrency", scan.DefaultConcurrency, "at most `N` ops in flight overall")
 	perHost := fs.Int("per-host", scan.DefaultPerHost, "at most `N` ops in flight to one host (hostname:port)")
 	allowPrivate := fs.Bool("allow-private", false, "allow loopback and private target addresses (a seller's staging)")
-	quiet := fs.Bool("quiet", false, "no progress bar")
+	quiet := fs.Bool("quiet", false, "no progress bar (it is drawn only when stderr is a terminal)")
 	outPath := fs.String("out", "", "write the JSON Lines to `FILE` instead of stdout")
-	pos, err := parseFlags(fs, args)
+	pos, err := parseFlags(e, fs, args)
 	if err != nil {
-		return exitUsage
+		return usageExit(err)
 	}
 	ops3 := []string{ops.OpCheck, ops.OpMemo, ops.OpProbe}
 	switch {
 	case !oneOf(*op, ops3):
-		fmt.Fprintf(e.Stderr, "payability: --op must be one of %s\n", quoteList(ops3))
+		fmt.Fprintf(e.Stderr, "payability scan: --op must be one of %s\n", quoteList(ops3))
 		return exitUsage
 	case *concurrency < 1 || *perHost < 1:
-		fmt.Fprintln(e.Stderr, "payability: --concurrency and --per-host must be at least 1")
+		fmt.Fprintln(e.Stderr, "payability scan: --concurrency and --per-host must be at least 1")
 		return exitUsage
 	case len(pos) > 1:
-		fs.Usage()
-		return exitUsage
+		return usageError(e, fs, "give at most one input (a file, or - for stdin)")
 	}
 
 	// Input: a file (its entries are counted on a second handle, so the

@@ -29,27 +29,34 @@ const (
 	account = "BBNSAKH9ikKc9gWN9s8wyENZg1NGrnKGYQBXb1qMTQzK"
 )
 
+// TestServeRefusesToStartWithoutAWorkingRail: flags that cannot make a rail
+// are bad usage (exit 2); a rail whose node does not answer is a failure to
+// start (exit 1). Either way nothing is served.
 func TestServeRefusesToStartWithoutAWorkingRail(t *testing.T) {
 	dead := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(500) }))
 	defer dead.Close()
 	tests := []struct {
-		name string
-		args []string
-		want string
+		name     string
+		args     []string
+		wantCode int
+		want     string
 	}{
-		{"no rail", nil, "no working payment rail"},
-		{"incomplete direct rail", []string{"--pay-to", wallet}, "needs all of"},
-		{"bad wallet", []string{"--pay-to", "nope", "--token-account", account, "--solana-rpc", fakeRPC(t)}, "--pay-to"},
-		{"RPC down", []string{"--pay-to", wallet, "--token-account", account, "--solana-rpc", dead.URL}, "does not answer"},
-		{"facilitator without payee", []string{"--facilitator", "http://127.0.0.1:1/"}, "--facilitator"},
+		{"no rail", nil, exitUsage, "no working payment rail"},
+		{"incomplete direct rail", []string{"--pay-to", wallet}, exitUsage, "needs all of"},
+		{"bad wallet", []string{"--pay-to", "nope", "--token-account", account, "--solana-rpc", fakeRPC(t)}, exitUsage, "--pay-to"},
+		{"bad service", []string{"--service", "both"}, exitUsage, "--service"},
+		{"bad store", []string{"--store", "mysql://db"}, exitUsage, "--store"},
+		{"an argument", []string{"now"}, exitUsage, "takes no arguments"},
+		{"RPC down", []string{"--pay-to", wallet, "--token-account", account, "--solana-rpc", dead.URL}, ExitInternal, "does not answer"},
+		{"facilitator without payee", []string{"--facilitator", "http://127.0.0.1:1/"}, exitUsage, "--facilitator"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var out, errb bytes.Buffer
 			e := Env{Getenv: func(string) string { return "" }, Stdout: &out, Stderr: &errb}
 			args := append([]string{"serve", "--addr", "127.0.0.1:0", "--data-dir", t.TempDir()}, tt.args...)
-			if code := e.Run(context.Background(), args); code != ExitInternal || !strings.Contains(errb.String(), tt.want) {
-				t.Errorf("exit %d, stderr %q; want 1 and %q", code, errb.String(), tt.want)
+			if code := e.Run(context.Background(), args); code != tt.wantCode || !strings.Contains(errb.String(), tt.want) {
+				t.Errorf("exit %d, stderr %q; want %d and %q", code, errb.String(), tt.wantCode, tt.want)
 			}
 		})
 	}
@@ -60,7 +67,7 @@ func TestServeEnvironmentFlags(t *testing.T) {
 	env := map[string]string{"PAYABILITY_PAY_TO": wallet, "PAYABILITY_TOKEN_ACCOUNT": account}
 	e := Env{Getenv: func(k string) string { return env[k] }, Stdout: io.Discard, Stderr: &errb}
 	// The RPC flag is missing: the error proves the other two were read.
-	if code := e.Run(context.Background(), []string{"serve", "--data-dir", t.TempDir()}); code != ExitInternal || !strings.Contains(errb.String(), "needs all of") {
+	if code := e.Run(context.Background(), []string{"serve", "--data-dir", t.TempDir()}); code != exitUsage || !strings.Contains(errb.String(), "needs all of") {
 		t.Errorf("exit %d: %s", code, errb.String())
 	}
 }

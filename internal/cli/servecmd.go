@@ -52,23 +52,35 @@ func (l *stringList) String() string     { return strings.Join(*l, ",") }
 func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
 
 func (f *serveFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.addr, "addr", "127.0.0.1:8402", "listen address")
-	fs.StringVar(&f.storeDSN, "store", "", "store: sqlite:PATH (default sqlite:<data-dir>/payability.db) or postgres://…")
-	fs.StringVar(&f.dataDir, "data-dir", "payability-data", "directory of the embedded store and the keys")
-	fs.StringVar(&f.signingKey, "signing-key", "", "Ed25519 signing key file (PKCS#8 PEM); default <data-dir>/signing-key.pem, created on first start")
-	fs.StringVar(&f.publicURL, "public-url", "", "base URL clients see (behind a proxy); default taken from each request")
-	fs.StringVar(&f.service, "service", server.ServeAll, "payability-verdict | rail-probe | all")
-	fs.StringVar(&f.payTo, "pay-to", "", "the Solana wallet that owns the USDC token account")
-	fs.StringVar(&f.tokenAccount, "token-account", "", "the USDC token account payments go to")
-	fs.StringVar(&f.solanaRPC, "solana-rpc", "", "Solana JSON-RPC URL for the direct rail")
-	fs.StringVar(&f.network, "network", "solana", "solana | solana-devnet")
-	fs.StringVar(&f.commitment, "commitment", "confirmed", "confirmed | finalized")
-	fs.StringVar(&f.facilitator, "facilitator", "", "x402 facilitator URL for the facilitator rail")
+	fs.StringVar(&f.addr, "addr", "127.0.0.1:8402", "the listen address `HOST:PORT`")
+	fs.StringVar(&f.storeDSN, "store", "", "the store `DSN`: sqlite:PATH or postgres://… (default sqlite:<data-dir>/payability.db)")
+	fs.StringVar(&f.dataDir, "data-dir", "payability-data", "the data directory `DIR`: keys, and the embedded store (created mode 0700)")
+	fs.StringVar(&f.signingKey, "signing-key", "", "the Ed25519 signing key `FILE` (PKCS#8 PEM) (default <data-dir>/signing-key.pem, created on first start)")
+	fs.StringVar(&f.publicURL, "public-url", "", "the base `URL` clients see, behind a proxy (default: taken from each request)")
+	fs.StringVar(&f.service, "service", server.ServeAll, "which services to run: `NAME` is payability-verdict, rail-probe or all")
+	fs.StringVar(&f.payTo, "pay-to", "", "the Solana `WALLET` that owns the USDC token account")
+	fs.StringVar(&f.tokenAccount, "token-account", "", "the USDC token `ACCOUNT` payments go to")
+	fs.StringVar(&f.solanaRPC, "solana-rpc", "", "the Solana JSON-RPC `URL` of the direct rail (with --facilitator: also reads each settled transaction's fee)")
+	fs.StringVar(&f.network, "network", "solana", "the Solana `NETWORK`: solana or solana-devnet")
+	fs.StringVar(&f.commitment, "commitment", "confirmed", "the commitment `LEVEL` of getTransaction: confirmed or finalized")
+	fs.StringVar(&f.facilitator, "facilitator", "", "the x402 facilitator `URL` of the facilitator rail")
 	fs.BoolVar(&f.allowPrivate, "allow-private-targets", false, "allow targets on loopback and private addresses (private deployments, tests)")
-	fs.Var(&f.house, "house-wallet", "one of the operator's own wallets (repeatable): its payments are house proofs")
-	fs.IntVar(&f.maxTimeout, "max-timeout-seconds", 120, "maxTimeoutSeconds advertised in challenges")
+	fs.Var(&f.house, "house-wallet", "one of the operator's own `WALLET`s (repeatable): its payments are house proofs, never sales")
+	fs.IntVar(&f.maxTimeout, "max-timeout-seconds", 120, "the maxTimeoutSeconds advertised in challenges, `N` seconds")
 	registerRatesFlag(fs, &f.ratesURL)
 }
+
+// serveNote ends serve's help.
+const serveNote = `Paid ops need a working payment rail: --pay-to, --token-account and --solana-rpc (direct),
+or --facilitator with --pay-to and --token-account. Every flag also reads PAYABILITY_<NAME> from
+the environment (--pay-to → PAYABILITY_PAY_TO); the command line wins. docs/operations.md.
+exit status: 0 shut down gracefully; 1 could not start or serve; 2 bad usage.`
+
+// badFlag is a serve configuration the flags themselves make impossible: bad
+// usage (exit 2), as opposed to a rail or store that does not work (exit 1).
+type badFlag struct{ msg string }
+
+func (b badFlag) Error() string { return b.msg }
 
 // applyEnv sets every flag not given on the command line from PAYABILITY_<NAME>.
 func applyEnv(fs *flag.FlagSet, getenv func(string) string) error {
@@ -106,19 +118,31 @@ func openStore(ctx context.Context, dsn, dataDir string) (store.Store, error) {
 }
 
 func runServe(ctx context.Context, e Env, args []string) int {
-	fs := newFlagSet(e, "serve", "serve --pay-to WALLET --token-account ACCOUNT --solana-rpc URL [flags]")
+	fs := newFlagSet(e, "serve", "serve --pay-to WALLET --token-account ACCOUNT --solana-rpc URL [flags]", serveNote)
 	var f serveFlags
-	f.register(fs)
-	if pos, err := parseFlags(fs, args); err != nil || len(pos) != 0 {
+	f.register(fs.FlagSet)
+	pos, err := parseFlags(e, fs, args)
+	if err != nil {
+		return usageExit(err)
+	}
+	if len(pos) != 0 {
+		return usageError(e, fs, "takes no arguments besides its flags")
+	}
+	if err := applyEnv(fs.FlagSet, e.Getenv); err != nil {
+		fmt.Fprintf(e.Stderr, "payability serve: %v\n", err)
 		return exitUsage
 	}
-	if err := applyEnv(fs, e.Getenv); err != nil {
-		fmt.Fprintf(e.Stderr, "payability serve: %v\n", err)
+	if _, ok := storeBackend(f.storeDSN, f.dataDir); !ok {
+		fmt.Fprintln(e.Stderr, "payability serve: --store must be sqlite:PATH or postgres://…")
 		return exitUsage
 	}
 	srv, cleanup, err := buildServer(ctx, e, f)
 	if err != nil {
 		fmt.Fprintf(e.Stderr, "payability serve: %v\n", err)
+		var bf badFlag
+		if errors.As(err, &bf) {
+			return exitUsage
+		}
 		return ExitInternal
 	}
 	defer cleanup()
@@ -160,15 +184,15 @@ func buildServer(ctx context.Context, e Env, f serveFlags) (*server.Server, func
 	switch f.service {
 	case server.ServeAll, criteria.ServicePayability, criteria.ServiceRailProbe:
 	default:
-		return nil, nil, errors.New("--service must be payability-verdict, rail-probe or all")
+		return nil, nil, badFlag{"--service must be payability-verdict, rail-probe or all"}
 	}
 	network, ok := gate.NetworkByName(f.network)
 	if !ok {
-		return nil, nil, errors.New("--network must be solana or solana-devnet")
+		return nil, nil, badFlag{"--network must be solana or solana-devnet"}
 	}
 	if f.publicURL != "" {
 		if err := target.CheckURL(f.publicURL); err != nil {
-			return nil, nil, fmt.Errorf("--public-url: %v", err)
+			return nil, nil, badFlag{"--public-url: " + err.Error()}
 		}
 	}
 	terms := gate.Terms{Network: network, PayTo: f.payTo, TokenAccount: f.tokenAccount, MaxTimeoutSeconds: f.maxTimeout}
@@ -183,7 +207,7 @@ func buildServer(ctx context.Context, e Env, f serveFlags) (*server.Server, func
 		}
 	}
 	if direct == nil && facil == nil {
-		return nil, nil, errors.New("no working payment rail: give --pay-to, --token-account and --solana-rpc (direct rail) or --facilitator; a priced route is never served free")
+		return nil, nil, badFlag{"no working payment rail: give --pay-to, --token-account and --solana-rpc (direct rail) or --facilitator; a priced route is never served free"}
 	}
 
 	if err := os.MkdirAll(f.dataDir, 0o700); err != nil {
@@ -279,13 +303,13 @@ func directRail(ctx context.Context, f serveFlags, network gate.Network) (gate.D
 	}
 	switch {
 	case f.payTo == "", f.tokenAccount == "", f.solanaRPC == "":
-		return nil, errors.New("the direct rail needs all of --pay-to, --token-account and --solana-rpc")
+		return nil, badFlag{"the direct rail needs all of --pay-to, --token-account and --solana-rpc"}
 	case !solana.ValidAddress(f.payTo):
-		return nil, errors.New("--pay-to is not a base58 Solana address")
+		return nil, badFlag{"--pay-to is not a base58 Solana address"}
 	case !solana.ValidAddress(f.tokenAccount):
-		return nil, errors.New("--token-account is not a base58 Solana address")
+		return nil, badFlag{"--token-account is not a base58 Solana address"}
 	case f.commitment != "confirmed" && f.commitment != "finalized":
-		return nil, errors.New("--commitment must be confirmed or finalized")
+		return nil, badFlag{"--commitment must be confirmed or finalized"}
 	}
 	client, err := solana.New(f.solanaRPC, nil, f.commitment)
 	if err != nil {
@@ -309,11 +333,11 @@ func directRail(ctx context.Context, f serveFlags, network gate.Network) (gate.D
 func facilitatorRail(ctx context.Context, f serveFlags, terms *gate.Terms) (*facilitator.Rail, error) {
 	switch {
 	case f.payTo == "", f.tokenAccount == "":
-		return nil, errors.New("--facilitator needs --pay-to (the payee) and --token-account (its USDC token account, advertised in every challenge)")
+		return nil, badFlag{"--facilitator needs --pay-to (the payee) and --token-account (its USDC token account, advertised in every challenge)"}
 	case !solana.ValidAddress(f.payTo):
-		return nil, errors.New("--pay-to is not a base58 Solana address")
+		return nil, badFlag{"--pay-to is not a base58 Solana address"}
 	case !solana.ValidAddress(f.tokenAccount):
-		return nil, errors.New("--token-account is not a base58 Solana address")
+		return nil, badFlag{"--token-account is not a base58 Solana address"}
 	}
 	client, err := facilitator.NewClient(f.facilitator, nil)
 	if err != nil {

@@ -43,13 +43,20 @@ func runStore(ctx context.Context, e Env, args []string) int {
 // race); running them first lets a deployment upgrade the schema once,
 // before it rolls the instances.
 func runStoreMigrate(ctx context.Context, e Env, args []string) int {
-	fs := newFlagSet(e, "store migrate", storeUsage)
+	fs := newFlagSet(e, "store migrate", storeUsage,
+		`Applies the embedded schema migrations to the store serve would open with the same flags
+(serve also applies them at start).
+exit status: 0 the schema is current; 1 the store failed; 2 bad usage.`, storeNote)
 	var dsn, dataDir string
-	registerStoreFlags(fs, &dsn, &dataDir)
-	if pos, err := parseFlags(fs, args); err != nil || len(pos) != 0 {
-		return exitUsage
+	registerStoreFlags(fs.FlagSet, &dsn, &dataDir)
+	pos, err := parseFlags(e, fs, args)
+	if err != nil {
+		return usageExit(err)
 	}
-	if err := applyEnv(fs, e.Getenv); err != nil {
+	if len(pos) != 0 {
+		return usageError(e, fs, "takes no arguments besides its flags")
+	}
+	if err := applyEnv(fs.FlagSet, e.Getenv); err != nil {
 		fmt.Fprintf(e.Stderr, "payability store migrate: %v\n", err)
 		return exitUsage
 	}
@@ -60,7 +67,6 @@ func runStoreMigrate(ctx context.Context, e Env, args []string) int {
 	}
 	ctx, cancel := context.WithTimeout(ctx, migrateTimeout)
 	defer cancel()
-	var err error
 	if backend == "postgres" {
 		err = postgres.Migrate(ctx, dsn)
 	} else {
@@ -83,8 +89,8 @@ func runStoreMigrate(ctx context.Context, e Env, args []string) int {
 // registerStoreFlags registers serve's flags that name the store, so both
 // commands (and PAYABILITY_STORE, PAYABILITY_DATA_DIR) select the same one.
 func registerStoreFlags(fs *flag.FlagSet, dsn, dataDir *string) {
-	fs.StringVar(dsn, "store", "", "store: sqlite:PATH (default sqlite:<data-dir>/payability.db) or postgres://…")
-	fs.StringVar(dataDir, "data-dir", "payability-data", "directory of the embedded store (when --store is not given)")
+	fs.StringVar(dsn, "store", "", "the store `DSN`: sqlite:PATH or postgres://… (default sqlite:<data-dir>/payability.db)")
+	fs.StringVar(dataDir, "data-dir", "payability-data", "the data directory `DIR`: the embedded store lives there when --store is not given")
 }
 
 // storeBackend names the backend a --store value selects, for messages: the

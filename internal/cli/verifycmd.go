@@ -14,19 +14,27 @@ import (
 )
 
 func init() {
-	register(command{"verify", "verify a signed report offline: verify REPORT.json [--jwks URL|FILE]", runVerify})
+	register(command{"verify", "verify a signed report or pre-check answer offline: verify REPORT.json --jwks URL|FILE", runVerify})
 }
 
 // maxVerifyInput bounds what verify reads (a report is a few kilobytes).
 const maxVerifyInput = 4 << 20
 
 func runVerify(ctx context.Context, e Env, args []string) int {
-	fs := newFlagSet(e, "verify", "verify REPORT.json|- --jwks URL|FILE")
-	jwks := fs.String("jwks", "", "the signer's key set: a JWKS file, or the URL of a service's /.well-known/jwks.json")
-	pos, err := parseFlags(fs, args)
-	if err != nil || len(pos) != 1 || *jwks == "" {
-		fs.Usage()
-		return exitUsage
+	fs := newFlagSet(e, "verify", "verify REPORT.json|- --jwks URL|FILE",
+		`Checks the Ed25519 signature of a signed report or pre-check answer (- reads it from stdin)
+against a key set and says which key signed it.
+exit status: 0 VERIFIED; 3 NOT VERIFIED; 1 the report or the key set could not be read; 2 bad usage.`)
+	jwks := fs.String("jwks", "", "the signer's key set, `URL|FILE` (required): the URL of a service's /.well-known/jwks.json, or a JWKS file")
+	pos, err := parseFlags(e, fs, args)
+	if err != nil {
+		return usageExit(err)
+	}
+	switch {
+	case len(pos) != 1:
+		return usageError(e, fs, "give exactly one report (a file, or - for stdin)")
+	case *jwks == "":
+		return usageError(e, fs, "--jwks is required")
 	}
 	doc, err := readInput(e, pos[0])
 	if err != nil {
