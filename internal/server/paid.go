@@ -43,6 +43,13 @@ func priceLabel(units uint64) string {
 }
 
 func (s *Server) handlePaid(w http.ResponseWriter, r *http.Request, op, route string) {
+	if !s.cfg.ReadyCorpus {
+		// Not sold: no challenge may invite a payment we would then refuse.
+		s.count(route, "unavailable")
+		writeJSON(w, http.StatusServiceUnavailable, problem{errCorpusNotReady,
+			"Paid ops are not served: the graders do not pass 100% of the pinned corpus."})
+		return
+	}
 	req := gate.Request{Op: op, Resource: s.resourceOf(r), Header: r.Header}
 	if r.Method == http.MethodPost {
 		var body paidRequest
@@ -68,12 +75,6 @@ func (s *Server) handlePaid(w http.ResponseWriter, r *http.Request, op, route st
 			writeChallenge(w, r, http.StatusPaymentRequired, c, c.Body, 0)
 			return
 		}
-	}
-	if !s.cfg.ReadyCorpus && gate.PaymentPresented(r.Header) {
-		s.count(route, "unavailable")
-		writeJSON(w, http.StatusServiceUnavailable, problem{errCorpusNotReady,
-			"Paid ops are not served: the graders do not pass 100% of the pinned corpus."})
-		return
 	}
 	d, err := s.cfg.Gate.Admit(r.Context(), req)
 	if err != nil {

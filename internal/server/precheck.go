@@ -107,6 +107,15 @@ func (s *Server) handlePrecheck(w http.ResponseWriter, r *http.Request, service,
 		}
 		s.count(route, "free_exhausted")
 		s.metrics.free.WithLabelValues(service, string(dec.Reason)).Inc()
+		if !s.cfg.ReadyCorpus {
+			// The paid ops are not sold: no challenge is offered instead.
+			if dec.RetryAfter > 0 {
+				w.Header().Set("Retry-After", strconv.Itoa(int((dec.RetryAfter+time.Second-1)/time.Second)))
+			}
+			writeJSON(w, http.StatusTooManyRequests, problem{string(code),
+				"The free pre-check allowance is used up for now, and the paid ops are not served: the graders do not pass 100% of the pinned corpus."})
+			return
+		}
 		// The exhaustion 402 carries the paid challenge of the op's own route.
 		paid := r.URL.Path[:len(r.URL.Path)-len("precheck")] + op
 		resource := s.resourceOfPath(r, paid)
