@@ -19,7 +19,7 @@ func WriteStatus(w io.Writer, s Status) error {
 		fmt.Fprintf(&b, "\n%s\n", svc.Service)
 		fmt.Fprintf(&b, "  %-9s %s\n", "Day-0", day0Text(svc.Day0))
 		for _, t := range svc.Tripwires {
-			fmt.Fprintf(&b, "  %-9s %-9s %s\n", t.Name, stateText(t), tripText(t))
+			fmt.Fprintf(&b, "  %-9s %-10s %s\n", t.Name, stateText(t), tripText(t))
 		}
 	}
 	_, err := io.WriteString(w, b.String())
@@ -51,17 +51,25 @@ func tripText(t Tripwire) string {
 		}
 		return "the graders do NOT pass 100% of the pinned corpus; paid ops are refused (503)"
 	case TripRefunds:
-		return measureText(t, "refunds", func(m Measure) string { return m.Percent() })
+		return measureText(t, "refund", func(m Measure) string { return m.Percent() })
 	case TripFreeUse:
-		return measureText(t, "free calls", func(m Measure) string { return m.Multiple() })
+		return measureText(t, "free call", func(m Measure) string { return m.Multiple() })
 	}
 	return ""
 }
 
+// count writes n and the noun, plural unless n is 1.
+func count[N ~int | ~int64](n N, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
 func measureText(t Tripwire, what string, value func(Measure) string) string {
 	c := t.Current
-	s := fmt.Sprintf("last 30 days (%s..%s): %d %s / %d paid calls = %s; threshold %s",
-		c.From, c.To, c.Count, what, c.Paid, value(*c), t.Threshold)
+	s := fmt.Sprintf("last 30 days (%s..%s): %s / %s = %s; threshold %s",
+		c.From, c.To, count(c.Count, what), count(c.Paid, "paid call"), value(*c), t.Threshold)
 	if t.Name == TripRefunds {
 		s += " in any 30-day window"
 	}
