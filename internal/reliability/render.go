@@ -108,7 +108,9 @@ func (f Finding) MarshalJSON() ([]byte, error) {
 	}{plain(f), f.Message()})
 }
 
-func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
+// stamp prints a time in UTC to the millisecond at most (trailing zeros of
+// the fraction dropped), as the reports print check times.
+func stamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.999Z07:00") }
 
 // RenderJSON writes the result as one indented JSON document: the decision,
 // the record (only when it validated and bound), the local terms and every

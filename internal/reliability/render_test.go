@@ -127,3 +127,22 @@ func TestLabel(t *testing.T) {
 		}
 	}
 }
+
+// TestTextTimesToTheMillisecond: the text output prints the check time as the
+// reports do, never with nanoseconds.
+func TestTextTimesToTheMillisecond(t *testing.T) {
+	for in, want := range map[time.Time]string{
+		checkTime.Add(123456789 * time.Nanosecond): "Checked 2026-11-29T12:00:00.123Z.",
+		checkTime: "Checked 2026-11-29T12:00:00Z.",
+	} {
+		r := Result{ServiceID: serviceID, IntendedURL: intendedURL, CheckedAt: in,
+			Decision: Decision{Action: Unverified, Rule: RuleNotMonitored}}
+		var b bytes.Buffer
+		if err := Render(&b, r); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("want %q in:\n%s", want, b.String())
+		}
+	}
+}
