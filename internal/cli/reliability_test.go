@@ -236,6 +236,11 @@ func TestReliabilityGuardIsOnWithoutAllowPrivate(t *testing.T) {
 	if !strings.Contains(out, `"code": "fetch_failed"`) {
 		t.Errorf("output:\n%s", out)
 	}
+	// The guard's refusal says how to reach a local API, as check does.
+	_, stderr, _ := s.run(t, "reliability", "--service-id", "favourable", "--intended-url", relIntended, "--api", api)
+	if !strings.Contains(stderr, "use --allow-private") {
+		t.Errorf("no hint on stderr: %q", stderr)
+	}
 }
 
 func TestReliabilityJSON(t *testing.T) {

@@ -78,9 +78,22 @@ failed validation or binding); 1 internal error; 2 bad usage or a refused input.
 		fmt.Fprintf(e.Stderr, "payability: writing the result failed: %v\n", err)
 		return ExitInternal
 	}
+	if !*allowPrivate && (nonPublicLiteral(*api) || nonPublicLiteral(*intended)) && fetchFailedFinding(res) {
+		fmt.Fprintln(e.Stderr, "payability: note: the address guard refuses loopback and private addresses; use --allow-private for a local or staging API and seller")
+	}
 	code, ok := reliabilityExit[res.Decision.Action]
 	if !ok {
 		return ExitInternal
 	}
 	return code
+}
+
+// fetchFailedFinding reports whether a fetch of the check got no response.
+func fetchFailedFinding(res reliability.Result) bool {
+	for _, f := range res.Findings {
+		if f.Code == reliability.CodeFetchFailed {
+			return true
+		}
+	}
+	return false
 }
