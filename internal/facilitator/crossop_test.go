@@ -3,6 +3,7 @@ package facilitator_test
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -112,5 +113,23 @@ func TestAttemptedSettlementIsNotResumedForAnotherOp(t *testing.T) {
 	// The payment still resumes on the route it was made for.
 	if pay, code := fx.rail.Settle(context.Background(), request(h), offer); code != "" || pay.Tx == "" {
 		t.Errorf("resume on /check: %q %+v", code, pay)
+	}
+}
+
+// The payer a facilitator names goes into the ledger and the receipt: only a
+// Solana address is taken, never free text.
+func TestPayerIsAnAddressOrNothing(t *testing.T) {
+	fx := newFixture(t)
+	fx.fake.Set(
+		answer(200, `{"isValid":true,"payer":"CANARY payer <b>"}`),
+		func(c facilitatortest.Call) facilitatortest.Answer {
+			return facilitatortest.Answer{Status: 200, Body: `{"success":true,"transaction":"` + facilitatortest.TxOf(c.Payload) + `","network":"solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp","payer":"CANARY-payer-0000"}`}
+		})
+	pay, code := fx.rail.Settle(context.Background(), request(fx.v2()), offer)
+	if code != "" {
+		t.Fatalf("Settle: %q", code)
+	}
+	if pay.Payer != facilitatortest.Address("buyer") || strings.Contains(string(pay.SettleResponse), "CANARY") {
+		t.Errorf("payer %q, receipt %s; want the transaction's token authority", pay.Payer, pay.SettleResponse)
 	}
 }

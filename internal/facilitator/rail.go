@@ -212,7 +212,7 @@ func (r *Rail) settle(ctx context.Context, p presented, offer gate.Offer, resour
 	}
 	pay := gate.Payment{
 		Rail: gate.RailFacilitator, Tx: s.Transaction, Amount: offer.Price, X402Version: p.version,
-		Payer: firstOf(s.Payer, verifiedPayer, p.tx.tokenAuthority(), "unknown"),
+		Payer: firstAddress(s.Payer, verifiedPayer, p.tx.tokenAuthority()),
 	}
 	if r.Chain != nil {
 		fee, failed := r.lookup(ctx, s.Transaction)
@@ -277,13 +277,16 @@ func (r *Rail) remember(key string, rec record) {
 	r.known[key] = rec
 }
 
-func firstOf(vs ...string) string {
+// firstAddress is the first of vs that is a Solana address, or "unknown":
+// the payer goes into the ledger and the receipt, so a facilitator's free
+// text never does.
+func firstAddress(vs ...string) string {
 	for _, v := range vs {
-		if v != "" {
+		if solana.ValidAddress(v) {
 			return v
 		}
 	}
-	return ""
+	return "unknown"
 }
 
 func (r *Rail) now() time.Time {
