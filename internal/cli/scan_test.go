@@ -243,3 +243,23 @@ func (f fetcherFunc) Get(ctx context.Context, url string) capture.Capture { retu
 func (f fetcherFunc) RunProbes(ctx context.Context, url string) []capture.Capture {
 	return []capture.Capture{f(ctx, url)}
 }
+
+// TestScanSaysWhenTheGuardRefusedLoopback: without --allow-private a loopback
+// URL that could not be fetched earns one note naming the flag, as check's
+// does; a public URL that failed, or any URL with the flag, earns none.
+func TestScanSaysWhenTheGuardRefusedLoopback(t *testing.T) {
+	failed := fetcherFunc(func(context.Context, string) capture.Capture { return capture.Capture{Outcome: capture.Failed} })
+	const note = "use --allow-private"
+	for _, op := range []string{"check", "memo", "probe"} {
+		_, stderr, code := runScanCLI(t, context.Background(), failed, false, "http://127.0.0.1:8080/paid\nhttp://localhost/paid\n", "--op", op)
+		if code != ExitOK || strings.Count(stderr, note) != 1 {
+			t.Errorf("%s: exit %d, want one note:\n%s", op, code, stderr)
+		}
+	}
+	if _, stderr, _ := runScanCLI(t, context.Background(), failed, false, goldenURL+"\n", "--op", "check"); strings.Contains(stderr, note) {
+		t.Errorf("a public URL that failed earned the note:\n%s", stderr)
+	}
+	if _, stderr, _ := runScanCLI(t, context.Background(), failed, false, "http://127.0.0.1:8080/paid\n", "--op", "check", "--allow-private"); strings.Contains(stderr, note) {
+		t.Errorf("--allow-private earned the note:\n%s", stderr)
+	}
+}

@@ -8,10 +8,12 @@ import (
 	"os"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/term"
 
+	"github.com/exchangerebel/payability/internal/capture"
 	"github.com/exchangerebel/payability/internal/ops"
 	"github.com/exchangerebel/payability/internal/scan"
 )
@@ -90,9 +92,15 @@ or a failed write; 2 bad usage; 130 interrupted.`)
 		defer debug.SetGCPercent(debug.SetGCPercent(scan.GCPercent))
 	}
 
+	fetcher := e.fetcher(*allowPrivate)
+	var guarded *guardWatch
+	if !*allowPrivate {
+		guarded = &guardWatch{Fetcher: fetcher}
+		fetcher = guarded
+	}
 	sc := scan.New(scan.Options{
 		Op:          *op,
-		Runner:      ops.Runner{Fetcher: e.fetcher(*allowPrivate), Now: e.now()},
+		Runner:      ops.Runner{Fetcher: fetcher, Now: e.now()},
 		Concurrency: *concurrency,
 		PerHost:     *perHost,
 		Out:         out,
@@ -144,6 +152,9 @@ or a failed write; 2 bad usage; 130 interrupted.`)
 	defer errMu.Unlock()
 	if err := sum.WriteText(e.Stderr); err != nil {
 		code = ExitInternal
+	}
+	if guarded.seen() {
+		fmt.Fprintln(e.Stderr, "payability: note: some URLs name a loopback or private address and could not be fetched: the address guard refuses them; use --allow-private to scan a staging endpoint")
 	}
 	var ie *scan.InputError
 	switch {
@@ -241,3 +252,33 @@ func terminalWidth(w io.Writer) int {
 type eofReader struct{}
 
 func (eofReader) Read([]byte) (int, error) { return 0, io.EOF }
+
+// guardWatch notes whether a URL that names a loopback or private address
+// literally (or localhost) could not be fetched: without --allow-private the
+// address guard refused it, and the summary says how to reach it.
+type guardWatch struct {
+	ops.Fetcher
+	refused atomic.Bool
+}
+
+func (g *guardWatch) Get(ctx context.Context, url string) capture.Capture {
+	c := g.Fetcher.Get(ctx, url)
+	g.note(url, c)
+	return c
+}
+
+func (g *guardWatch) RunProbes(ctx context.Context, url string) []capture.Capture {
+	cs := g.Fetcher.RunProbes(ctx, url)
+	if len(cs) > 0 {
+		g.note(url, cs[0])
+	}
+	return cs
+}
+
+func (g *guardWatch) note(url string, c capture.Capture) {
+	if c.Outcome == capture.Failed && !g.refused.Load() && nonPublicLiteral(url) {
+		g.refused.Store(true)
+	}
+}
+
+func (g *guardWatch) seen() bool { return g != nil && g.refused.Load() }
