@@ -138,3 +138,24 @@ func TestServeEndToEnd(t *testing.T) {
 		t.Fatal("no graceful shutdown")
 	}
 }
+
+// TestServeSaysWhatItSells: the start line names the services, the rails,
+// the store and the backfill, and never an RPC, facilitator or store URL.
+func TestServeSaysWhatItSells(t *testing.T) {
+	tests := []struct {
+		f    serveFlags
+		want string
+	}{
+		{serveFlags{service: "all", solanaRPC: "https://rpc.example/?api-key=SECRET", network: "solana", commitment: "confirmed",
+			dataDir: "payability-data", ratesURL: "https://www.bankofcanada.ca/valet"},
+			"payability-verdict and rail-probe; rails: direct (solana, confirmed); store: sqlite payability-data/payability.db; CAD backfill hourly"},
+		{serveFlags{service: "rail-probe", facilitator: "https://fac.example/SECRET", storeDSN: "postgres://u:SECRET@db/p", allowPrivate: true},
+			"rail-probe; rails: facilitator; store: postgres; CAD backfill off; private targets allowed"},
+	}
+	for _, tt := range tests {
+		got := describeServe(tt.f)
+		if got != tt.want || strings.Contains(got, "SECRET") {
+			t.Errorf("describeServe = %q, want %q", got, tt.want)
+		}
+	}
+}

@@ -146,12 +146,41 @@ func runServe(ctx context.Context, e Env, args []string) int {
 		return ExitInternal
 	}
 	defer cleanup()
+	fmt.Fprintf(e.Stderr, "payability serve: %s\n", describeServe(f))
 	ln, err := net.Listen("tcp", f.addr)
 	if err != nil {
 		fmt.Fprintf(e.Stderr, "payability serve: %v\n", err)
 		return ExitInternal
 	}
 	return serveUntilDone(ctx, e, ln, srv)
+}
+
+// describeServe says, at start, what this instance sells and how it is paid:
+// services, rails, store and the CAD backfill. It names no URL of the RPC
+// node or the facilitator (they often carry an API key) and no connection
+// string (it may carry a password).
+func describeServe(f serveFlags) string {
+	services := "payability-verdict and rail-probe"
+	if f.service != server.ServeAll {
+		services = f.service
+	}
+	var rails []string
+	if f.solanaRPC != "" {
+		rails = append(rails, "direct ("+f.network+", "+f.commitment+")")
+	}
+	if f.facilitator != "" {
+		rails = append(rails, "facilitator")
+	}
+	store, _ := storeBackend(f.storeDSN, f.dataDir)
+	backfill := "CAD backfill off"
+	if f.ratesURL != "" {
+		backfill = "CAD backfill hourly"
+	}
+	targets := ""
+	if f.allowPrivate {
+		targets = "; private targets allowed"
+	}
+	return fmt.Sprintf("%s; rails: %s; store: %s; %s%s", services, strings.Join(rails, ", "), store, backfill, targets)
 }
 
 // serveUntilDone serves until ctx ends, then shuts down gracefully: requests
