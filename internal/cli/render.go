@@ -31,6 +31,7 @@ var memoBoundary = sync.OnceValue(func() string {
 
 const (
 	ansiReset  = "\x1b[0m"
+	ansiFgOff  = "\x1b[39m" // default foreground: ends a colour, keeps bold
 	ansiBold   = "\x1b[1m"
 	ansiGreen  = "\x1b[32m"
 	ansiYellow = "\x1b[33m"
@@ -59,7 +60,7 @@ func (p painter) word(s string) string {
 		return s
 	}
 	if c := tone(s); c != "" {
-		return c + s + ansiReset
+		return c + s + ansiFgOff
 	}
 	return s
 }

@@ -159,3 +159,14 @@ func TestServeSaysWhatItSells(t *testing.T) {
 		}
 	}
 }
+
+func TestPlainHTTPOffLoopback(t *testing.T) {
+	for raw, want := range map[string]bool{
+		"http://127.0.0.1:8899": false, "http://[::1]:8899/": false, "http://localhost:8899": false,
+		"https://rpc.example": false, "http://rpc.example": true, "http://10.0.0.5:8899": true, "": false,
+	} {
+		if got := plainHTTPOffLoopback(raw); got != want {
+			t.Errorf("%q: %v, want %v", raw, got, want)
+		}
+	}
+}

@@ -9,6 +9,8 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
+	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -219,6 +221,12 @@ func buildServer(ctx context.Context, e Env, f serveFlags) (*server.Server, func
 	if !ok {
 		return nil, nil, badFlag{"--network must be solana or solana-devnet"}
 	}
+	for flagName, u := range map[string]string{"--solana-rpc": f.solanaRPC, "--facilitator": f.facilitator} {
+		if plainHTTPOffLoopback(u) {
+			fmt.Fprintf(e.Stderr, "payability serve: warning: %s is plain http to a host that is not loopback; "+
+				"anyone on the path could forge a payment confirmation: use https\n", flagName)
+		}
+	}
 	if f.publicURL != "" {
 		if err := target.CheckURL(f.publicURL); err != nil {
 			return nil, nil, badFlag{"--public-url: " + err.Error()}
@@ -388,4 +396,20 @@ func facilitatorRail(ctx context.Context, f serveFlags, terms *gate.Terms) (*fac
 		rail.Chain = chain
 	}
 	return rail, nil
+}
+
+// plainHTTPOffLoopback reports whether raw is an http:// URL whose host is
+// not loopback: the payment back ends' answers decide whether a report is
+// released, so they must not travel in the clear across a network.
+func plainHTTPOffLoopback(raw string) bool {
+	u, err := url.Parse(raw)
+	if err != nil || !strings.EqualFold(u.Scheme, "http") {
+		return false
+	}
+	host := u.Hostname()
+	if strings.EqualFold(host, "localhost") {
+		return false
+	}
+	ip, err := netip.ParseAddr(host)
+	return err != nil || !ip.IsLoopback()
 }

@@ -124,6 +124,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, errors.New("server: unknown service")
 	}
 	s.mux.HandleFunc("POST /", s.handleNotCovered)
+	s.mux.HandleFunc("GET /", s.handleNotFound)
 	return s, nil
 }
 
@@ -219,6 +220,11 @@ func (s *Server) handleNotCovered(w http.ResponseWriter, r *http.Request) {
 		"detail": "This worker serves ops " + strings.Join(offered, ", ") + " only.",
 		"ops":    offered,
 	})
+}
+
+func (s *Server) handleNotFound(w http.ResponseWriter, _ *http.Request) {
+	s.count("not_found", "not_found")
+	writeJSON(w, http.StatusNotFound, problem{"not_found", "No such route; GET /criteria of a service lists its endpoints."})
 }
 
 // problem is a free, closed-form error answer.

@@ -525,6 +525,10 @@ func TestFreeRoutes(t *testing.T) {
 	if res.status != 404 || !strings.Contains(string(res.body), "NOT COVERED") {
 		t.Errorf("not covered: %d %s", res.status, res.body)
 	}
+	res = h.do(http.MethodGet, "/toll/payability/nothing-here", "", nil)
+	if res.status != 404 || !strings.Contains(string(res.body), `"not_found"`) {
+		t.Errorf("GET of an unknown path: %d %s", res.status, res.body)
+	}
 	res = h.do(http.MethodHead, "/toll/rail-probe/probe", "", nil)
 	if res.status != 402 || res.header.Get("PAYMENT-REQUIRED") == "" {
 		t.Errorf("HEAD: %d", res.status)

@@ -39,6 +39,7 @@ before(async () => {
   dataDir = await mkdtemp(path.join(tmpdir(), "payability-interop-data-"));
   workDir = await mkdtemp(path.join(tmpdir(), "payability-interop-work-"));
   svc = await serve(bin.bin, [
+    "--rates-url", "", // no CAD backfill: nothing may leave loopback
     "--data-dir", dataDir,
     "--allow-private-targets",
     "--pay-to", payee.address,
@@ -206,7 +207,7 @@ test("serve refuses to start when the facilitator does not settle exact on our n
   const dir = await mkdtemp(path.join(tmpdir(), "payability-interop-refuse-"));
   try {
     await assert.rejects(
-      serve(bin.bin, ["--data-dir", dir, "--pay-to", payee.address, "--token-account", tokenAccount, "--facilitator", baseOnly.url]),
+      serve(bin.bin, ["--rates-url", "", "--data-dir", dir, "--pay-to", payee.address, "--token-account", tokenAccount, "--facilitator", baseOnly.url]),
       (err) => err.exitCode !== 0 && /--facilitator/.test(err.stderr),
     );
   } finally {
