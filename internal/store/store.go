@@ -84,7 +84,126 @@ type Store interface {
 	// from: outside sales, their refunds, and allowed free calls.
 	Tallies(ctx context.Context) (Tallies, error)
 
+	// TakeSettlement takes the facilitator-rail settlement of one payload
+	// (op, key: the SHA-256 of the decoded payload, 64 lowercase hex
+	// digits; the payload itself is never stored) for one presentation, in
+	// one conditional upsert, so across instances sharing the database
+	// exactly one presentation at a time holds it (see SettlementOutcome).
+	// The lease runs leaseFor from now; a holder that died is taken over
+	// when its lease ends.
+	TakeSettlement(ctx context.Context, op Op, key string, now time.Time, leaseFor time.Duration) (SettlementTake, error)
+
+	// MarkSettlementSent records, compare-and-set on the lease token, that
+	// the holder is about to send the payload to /settle: from then on a
+	// presentation (after the lease is freed or has ended) resumes at
+	// /settle and never verifies again. ErrLeaseLost when not held.
+	MarkSettlementSent(ctx context.Context, op Op, key, leaseToken string) error
+
+	// FinishSettlement frees the lease and records what the holder learnt,
+	// compare-and-set on the lease token (ErrLeaseLost when not held):
+	// SettlementSettled (with its Tx and Payer), SettlementAttempted (sent
+	// to /settle, answer pending or lost: the next presentation resumes at
+	// /settle) or SettlementFailed (refused before or at settlement: the
+	// next presentation starts over at /verify).
+	FinishSettlement(ctx context.Context, op Op, key, leaseToken string, o SettlementResult) error
+
+	// ConfirmSettlement records that the chain shows a settled payload's
+	// transaction credited the price, with its fee: compare-and-set on a
+	// settled, unconfirmed record of tx. It reports false, changing
+	// nothing, otherwise.
+	ConfirmSettlement(ctx context.Context, op Op, key, tx string, feeLamports uint64) (bool, error)
+
+	// Settlement reads the record of one payload; ok is false when there is
+	// none.
+	Settlement(ctx context.Context, op Op, key string) (s Settlement, ok bool, err error)
+
 	Close() error
+}
+
+// SettlementState is the state of a facilitator-rail settlement record. The
+// values are a closed set.
+type SettlementState string
+
+const (
+	// SettlementVerifying: a presentation holds the record and has not sent
+	// the payload to /settle (it may be at /verify).
+	SettlementVerifying SettlementState = "verifying"
+	// SettlementAttempted: the payload was sent to /settle and the answer
+	// was "pending" or was lost; the facilitator may have broadcast it.
+	SettlementAttempted SettlementState = "attempted"
+	// SettlementSettled: the facilitator settled it as Tx. Settled is
+	// final: the record never changes again but for its confirmation.
+	SettlementSettled SettlementState = "settled"
+	// SettlementFailed: refused at /verify or /settle (or the facilitator
+	// failed before /settle); a new presentation starts over.
+	SettlementFailed SettlementState = "failed"
+)
+
+// Settlement is the durable record of one facilitator-rail payload: its
+// hash, never the payload.
+type Settlement struct {
+	Op    Op
+	Key   string // SHA-256 of the decoded payload, 64 lowercase hex digits
+	State SettlementState
+	// Tx and Payer are set when Settled.
+	Tx, Payer string
+	// Confirmed: the chain showed Tx credited the price (--solana-rpc);
+	// FeeLamports is then the transaction's fee.
+	Confirmed   bool
+	FeeLamports uint64
+}
+
+// SettlementOutcome is what TakeSettlement decided; a closed set.
+type SettlementOutcome string
+
+const (
+	// SettleFresh: the caller holds the record and starts at /verify (a
+	// new payload, a failed one presented again, or a holder that died
+	// before /settle).
+	SettleFresh SettlementOutcome = "fresh"
+	// SettleResume: the caller holds the record and goes straight to
+	// /settle (the payload was sent there before).
+	SettleResume SettlementOutcome = "resume"
+	// SettleBusy: another presentation holds the record.
+	SettleBusy SettlementOutcome = "busy"
+	// SettleDone: the payload is settled; Settlement says as what.
+	SettleDone SettlementOutcome = "done"
+)
+
+// SettlementTake is the answer of TakeSettlement.
+type SettlementTake struct {
+	Outcome SettlementOutcome
+	// LeaseToken is set when the caller holds the record (Fresh, Resume).
+	LeaseToken string
+	// Settlement is set when Done.
+	Settlement Settlement
+	// RetryAfter is set when Busy: how long the holder's lease still runs.
+	RetryAfter time.Duration
+}
+
+// SettlementResult is what a holder records with FinishSettlement.
+type SettlementResult struct {
+	State       SettlementState // Settled, Attempted or Failed
+	Tx, Payer   string          // with Settled
+	Confirmed   bool            // with Settled: see Settlement
+	FeeLamports uint64          // with Confirmed
+}
+
+// Validate checks the form of a settlement result.
+func (r SettlementResult) Validate() error {
+	switch r.State {
+	case SettlementSettled:
+		if !IsBase58(r.Tx) || len(r.Tx) > 128 || r.Payer == "" || len(r.Payer) > 64 || (!r.Confirmed && r.FeeLamports != 0) {
+			return ErrInvalidSettlement
+		}
+	case SettlementAttempted, SettlementFailed:
+		if r.Tx != "" || r.Payer != "" || r.Confirmed || r.FeeLamports != 0 {
+			return ErrInvalidSettlement
+		}
+	default:
+		return ErrInvalidSettlement
+	}
+	return nil
 }
 
 // Rate is one published daily rate of the CAD valuation source.
@@ -358,6 +477,9 @@ var (
 	ErrNoEntry = errors.New("store: no such ledger entry")
 	// ErrAlreadyRefunded: the entry has a refund recorded against it.
 	ErrAlreadyRefunded = errors.New("store: ledger entry already refunded")
+	// ErrInvalidSettlement: a settlement key is not a SHA-256 in hex, an op
+	// is unknown, or a result is not of its form.
+	ErrInvalidSettlement = errors.New("store: invalid settlement")
 )
 
 // Validate checks the form of a claim.

@@ -82,12 +82,19 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 			tc.fn(t, fresh(t))
 		})
 	}
+	for _, tc := range settlementTests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tc.fn(t, fresh(t))
+		})
+	}
 }
 
 // RunInstances runs the cross-instance guarantees: open returns two stores,
 // opened separately, on one shared empty database (two processes or two
 // service instances).
 func RunInstances(t *testing.T, open func(t *testing.T) (a, b store.Store)) {
+	runSettlementInstances(t, open)
 	t.Run("instances/payment_presented_25_times_to_each_claimed_once", func(t *testing.T) {
 		a, b := open(t)
 		closeAll(t, a, b)
