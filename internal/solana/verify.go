@@ -62,6 +62,30 @@ func Verify(tx *Tx, want Expect) (Payment, error) {
 	if want.TokenAccount == "" || want.Mint == "" || want.Memo == "" || want.MinAmount == 0 {
 		return Payment{}, ErrInvalidExpect
 	}
+	return verify(tx, Credit{TokenAccount: want.TokenAccount, Mint: want.Mint, MinAmount: want.MinAmount}, want.Memo, true)
+}
+
+// Credit is what a transaction must credit us, whatever memo it carries.
+type Credit struct {
+	TokenAccount string // our USDC token account
+	Mint         string // the USDC mint of the network
+	MinAmount    uint64 // the price in base units; never 0
+}
+
+// VerifyCredit decides whether tx credited want: Verify's checks (a
+// successful transaction whose net change of our token account's balance
+// in want.Mint is at least want.MinAmount) without the memo, which a
+// transaction settled through an x402 facilitator need not carry (the v1
+// client builds none): such a payment is bound by its transaction id,
+// recorded once. Refusals are *Refusal.
+func VerifyCredit(tx *Tx, want Credit) (Payment, error) {
+	if want.TokenAccount == "" || want.Mint == "" || want.MinAmount == 0 {
+		return Payment{}, ErrInvalidExpect
+	}
+	return verify(tx, want, "", false)
+}
+
+func verify(tx *Tx, want Credit, memo string, needMemo bool) (Payment, error) {
 	if tx == nil || tx.Meta == nil {
 		return refuse(ReasonMalformedTx)
 	}
@@ -78,8 +102,10 @@ func Verify(tx *Tx, want Expect) (Payment, error) {
 		return refuse(ReasonTxFailed)
 	}
 
-	if reason := checkMemo(tx.Transaction.Message.Instructions, want.Memo); reason != "" {
-		return refuse(reason)
+	if needMemo {
+		if reason := checkMemo(tx.Transaction.Message.Instructions, memo); reason != "" {
+			return refuse(reason)
+		}
 	}
 
 	ours := -1

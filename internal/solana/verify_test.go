@@ -322,3 +322,56 @@ func FuzzVerifyTx(f *testing.F) {
 		}
 	})
 }
+
+// TestVerifyCreditFixtures: VerifyCredit is Verify without the memo: the
+// memo fixtures pay, every other refusal stays.
+func TestVerifyCreditFixtures(t *testing.T) {
+	credit := Credit{TokenAccount: ourTokenAccount, Mint: USDCMainnetMint, MinAmount: 10000}
+	cases := []struct {
+		file   string
+		want   Credit
+		reason string
+		amount uint64
+		fee    uint64
+	}{
+		{"transfer_checked_memo.json", credit, "", 10000, 5001},
+		{"token2022_transfer.json", credit, "", 25000, 5001},
+		{"pre_balance_absent.json", credit, "", 10000, 5000},
+		{"no_memo.json", credit, "", 10000, 0},
+		{"two_memos.json", credit, "", 10000, 0},
+		{"memo_inner_only.json", credit, "", 10000, 0},
+		{"failed_tx.json", credit, ReasonTxFailed, 0, 0},
+		{"wrong_mint.json", credit, ReasonWrongMint, 0, 0},
+		{"insufficient_amount.json", credit, ReasonAmountInsufficient, 0, 0},
+		{"transfer_checked_memo.json", Credit{ourTokenAccount, USDCMainnetMint, 10001}, ReasonAmountInsufficient, 0, 0},
+		{"transfer_checked_memo.json", Credit{ourTokenAccount, USDCDevnetMint, 10000}, ReasonWrongMint, 0, 0},
+		{"transfer_checked_memo.json", Credit{ourWallet, USDCMainnetMint, 10000}, ReasonAmountInsufficient, 0, 0},
+	}
+	for _, tc := range cases {
+		t.Run(tc.file, func(t *testing.T) {
+			tx := loadFixture(t, tc.file)
+			got, err := VerifyCredit(tx, tc.want)
+			if tc.reason != "" {
+				var r *Refusal
+				if !errors.As(err, &r) || r.Reason != tc.reason || got != (Payment{}) {
+					t.Fatalf("got %+v %v, want refusal %s", got, err, tc.reason)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Amount < tc.amount || got.Signature != tx.Transaction.Signatures[0] || (tc.fee != 0 && got.FeeLamports != tc.fee) {
+				t.Errorf("got %+v", got)
+			}
+		})
+	}
+	for _, bad := range []Credit{{"", USDCMainnetMint, 1}, {ourTokenAccount, "", 1}, {ourTokenAccount, USDCMainnetMint, 0}} {
+		if _, err := VerifyCredit(loadFixture(t, "transfer_checked_memo.json"), bad); !errors.Is(err, ErrInvalidExpect) {
+			t.Errorf("%+v: %v, want ErrInvalidExpect", bad, err)
+		}
+	}
+	if _, err := VerifyCredit(nil, credit); err == nil {
+		t.Error("a nil transaction pays")
+	}
+}
