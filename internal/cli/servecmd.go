@@ -290,7 +290,7 @@ func buildServer(ctx context.Context, e Env, f serveFlags) (*server.Server, func
 		Memos: gate.Memos{Key: memoKey, Now: now, Rand: rand.Reader},
 	}
 	if facil != nil {
-		facil.Memos, facil.Now = g.Memos, now
+		facil.Memos, facil.Now, facil.Store = g.Memos, now, st
 		g.Facilitator = facil
 	}
 	reg := prometheus.NewRegistry()
@@ -366,7 +366,9 @@ func directRail(ctx context.Context, f serveFlags, network gate.Network) (gate.D
 // one that does not settle exact on our network, puts its fee payer into
 // our terms (so every challenge, body and header, carries it) and returns
 // the rail. buildServer sets its Memos once the memo key is loaded. With
-// --solana-rpc the rail also reads each settled transaction's fee.
+// --solana-rpc the rail also checks each settled transaction on chain (the
+// credit to our token account) and reads its fee; without it the facilitator
+// is trusted for the amount.
 func facilitatorRail(ctx context.Context, f serveFlags, terms *gate.Terms) (*facilitator.Rail, error) {
 	switch {
 	case f.payTo == "", f.tokenAccount == "":

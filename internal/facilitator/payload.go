@@ -27,7 +27,10 @@ type presented struct {
 	// the same payload presented to a dearer route must be verified afresh
 	// against that route's price, never share or resume a cheaper route's
 	// settlement.
-	key  string
+	key string
+	// hash is the hex SHA-256 of raw: the payload's key in the store's
+	// settlement record (the payload itself is never stored).
+	hash string
 	memo string // v2: accepted.extra.memo when the client echoed one
 	tx   wireTx
 }
@@ -85,7 +88,8 @@ func parse(h http.Header, terms gate.Terms, offer gate.Offer) (presented, gate.C
 	}
 	p := presented{version: version, raw: raw}
 	sum := sha256.Sum256(raw)
-	p.key = offer.Op + ":" + hex.EncodeToString(sum[:])
+	p.hash = hex.EncodeToString(sum[:])
+	p.key = offer.Op + ":" + p.hash
 	var scheme json.RawMessage
 	switch version {
 	case 2:

@@ -9,6 +9,7 @@ import (
 
 	"github.com/exchangerebel/payability/internal/gate"
 	"github.com/exchangerebel/payability/internal/solana"
+	"github.com/exchangerebel/payability/internal/store"
 )
 
 // Chain looks a settled transaction up, for its fee in lamports and its
@@ -21,20 +22,20 @@ type Chain interface {
 //
 // One payload settles once. The transaction id is known only after the
 // facilitator settled (its fee payer signs last), so the store's UNIQUE
-// claim cannot guard the settlement itself. The rail does, per process:
-// concurrent presentations of one payload share one verify+settle (keyed by
-// the route's op and the SHA-256 of the decoded payload: a payload verified
-// against one route's requirements is never taken as verified for another),
-// and what settled is remembered for
-// Keep, so a later presentation of the same payload gets the same Payment
-// without another facilitator call; the gate's Claim on the transaction id
-// then decides (one delivery, the one resume, "already used"). A settlement
-// the facilitator reports pending (or whose answer was lost) is remembered
-// as attempted: the same payload presented again goes straight to /settle,
-// which a facilitator answers from its own record of the broadcast
-// transaction. Across processes (several instances on one database), the
-// facilitator's own duplicate-settlement refusal and the UNIQUE claim keep
-// one payment paying once.
+// claim cannot guard the settlement itself. The store's settlement record
+// does, across restarts and across instances sharing the database: it is
+// keyed by the route's op and the SHA-256 of the decoded payload (a payload
+// verified against one route's requirements is never taken as verified for
+// another; the payload itself is never stored), and a conditional upsert
+// lets exactly one presentation at a time hold it. The holder runs /verify
+// and /settle; a payload sent to /settle before (its answer pending or
+// lost) resumes straight at /settle, which a facilitator answers from its
+// own record of the broadcast transaction; a settled payload maps to its
+// transaction without another facilitator call, and the gate's Claim on the
+// transaction id then decides (one delivery, the one resume, "already
+// used"). A presentation that finds another one holding the record is
+// answered payment_in_progress. Inside one process, concurrent
+// presentations of one payload also share one store round (single-flight).
 type Rail struct {
 	Client *Client
 	// Terms are ours, with the facilitator's fee payer (Discover).
@@ -44,45 +45,37 @@ type Rail struct {
 	// Versions are the x402 versions the facilitator settles exact on our
 	// network in (Discover); a payload of another version is refused.
 	Versions map[int]bool
-	// Chain, when set (--solana-rpc), gives the fee of a settled
-	// transaction in lamports and refuses one the chain shows failed.
+	// Store holds the settlement records (required): the one the gate
+	// claims payments in.
+	Store store.Store
+	// Chain, when set (--solana-rpc), must show that a settled transaction
+	// credited the price to our token account before the report is
+	// released (and gives its fee in lamports). Without it the
+	// facilitator's "settled" is trusted for the amount.
 	Chain Chain
 	Now   func() time.Time
-	// Keep is how long a settled or attempted payload is remembered
-	// (default DefaultKeep).
-	Keep time.Duration
 	// VerifyTimeout and SettleTimeout bound the facilitator calls; they run
 	// to the end even when the paying client hangs up, so an answer about
 	// money moved is never lost to a closed connection.
 	VerifyTimeout, SettleTimeout time.Duration
+	// LookupDelay is the first pause before looking a settled transaction
+	// up again when the node does not show it yet (default 300 ms; each
+	// retry waits one more step).
+	LookupDelay time.Duration
 
 	mu       sync.Mutex
 	inflight map[string]*flight
-	known    map[string]record
 }
 
 // Defaults of a Rail.
 const (
-	DefaultKeep          = 30 * time.Minute // past the store's 15-minute resume window
 	DefaultVerifyTimeout = 15 * time.Second
 	DefaultSettleTimeout = 60 * time.Second
-	// maxKnown bounds the remembered payloads; each one is a real
-	// settlement (or a facilitator's "pending"), so reaching it takes money.
-	maxKnown = 100_000
+	DefaultLookupDelay   = 300 * time.Millisecond
+	// leaseSlack is how much longer than the facilitator calls a
+	// settlement lease runs: the chain lookups and the store's writes.
+	leaseSlack = 30 * time.Second
 )
-
-type recordState int
-
-const (
-	attempted recordState = iota + 1 // pending, or the settle answer was lost
-	settled
-)
-
-type record struct {
-	state   recordState
-	payment gate.Payment
-	until   time.Time
-}
 
 type flight struct {
 	done    chan struct{}
@@ -108,10 +101,11 @@ func (r *Rail) match(req gate.Request, offer gate.Offer) (presented, gate.Code) 
 	}
 	if p.memo != "" {
 		// Any memo we issued for this op (and URL, when bound) that is still
-		// valid, not only the latest one. A payload already settled or being
-		// settled may outlive its memo: its resume is the store's to decide.
+		// valid, not only the latest one. A payload already settled or sent
+		// to /settle may outlive its memo: its resume is the store's to
+		// decide.
 		_, mc := r.Memos.Verify(p.memo, req.Op, req.TargetURL)
-		if mc == gate.CodeMemoExpired && r.remembered(p.key) {
+		if mc == gate.CodeMemoExpired && r.remembered(offer, p) {
 			mc = ""
 		}
 		if mc != "" {
@@ -128,18 +122,12 @@ func (r *Rail) Settle(ctx context.Context, req gate.Request, offer gate.Offer) (
 	if code != "" {
 		return gate.Payment{}, code
 	}
+	if r.Store == nil {
+		return gate.Payment{}, gate.CodeRailUnavailable
+	}
 	r.mu.Lock()
 	if r.inflight == nil {
-		r.inflight, r.known = map[string]*flight{}, map[string]record{}
-	}
-	rec, ok := r.known[p.key]
-	if ok && !r.now().Before(rec.until) {
-		delete(r.known, p.key)
-		ok = false
-	}
-	if ok && rec.state == settled {
-		r.mu.Unlock()
-		return rec.payment, ""
+		r.inflight = map[string]*flight{}
 	}
 	if f, busy := r.inflight[p.key]; busy {
 		r.mu.Unlock()
@@ -154,40 +142,63 @@ func (r *Rail) Settle(ctx context.Context, req gate.Request, offer gate.Offer) (
 	r.inflight[p.key] = f
 	r.mu.Unlock()
 
-	var state recordState
-	f.payment, f.code, state = r.settle(context.WithoutCancel(ctx), p, offer, req.Resource, ok)
+	f.payment, f.code = r.settle(context.WithoutCancel(ctx), p, offer, req.Resource)
 
 	r.mu.Lock()
 	delete(r.inflight, p.key)
-	if state != 0 {
-		r.remember(p.key, record{state: state, payment: f.payment, until: r.now().Add(r.keep())})
-	} else {
-		delete(r.known, p.key)
-	}
 	r.mu.Unlock()
 	close(f.done)
 	return f.payment, f.code
 }
 
-// settle runs /verify (unless the payload was already sent to /settle) and
-// /settle, and checks the answer. It returns what to remember of the
-// payload: settled, attempted, or nothing (0).
-func (r *Rail) settle(ctx context.Context, p presented, offer gate.Offer, resource string, resumed bool) (gate.Payment, gate.Code, recordState) {
+// settle takes the payload's settlement record and does what it says: map
+// a settled payload to its transaction, resume at /settle, or run /verify
+// and /settle. A store that fails is answered like a facilitator that
+// cannot be reached: nothing is accepted, the payer retries.
+func (r *Rail) settle(ctx context.Context, p presented, offer gate.Offer, resource string) (gate.Payment, gate.Code) {
+	op := store.Op(offer.Op)
+	take, err := r.Store.TakeSettlement(ctx, op, p.hash, r.now(), r.lease())
+	if err != nil {
+		return gate.Payment{}, gate.CodeFacilitatorError
+	}
+	switch take.Outcome {
+	case store.SettleDone:
+		return r.settled(ctx, p, offer, take.Settlement)
+	case store.SettleBusy:
+		return gate.Payment{}, gate.CodePaymentInProgress
+	case store.SettleFresh, store.SettleResume:
+	default:
+		return gate.Payment{}, gate.CodeFacilitatorError
+	}
+	finish := func(res store.SettlementResult) error {
+		return r.Store.FinishSettlement(ctx, op, p.hash, take.LeaseToken, res)
+	}
+	failed := store.SettlementResult{State: store.SettlementFailed}
+
 	body := Request{X402Version: p.version, PaymentPayload: p.raw,
 		PaymentRequirements: requirements(p.version, r.Terms, offer, resource, p.memo)}
 	var verifiedPayer string
-	if !resumed {
+	if take.Outcome == store.SettleFresh {
 		vctx, cancel := context.WithTimeout(ctx, r.verifyTimeout())
 		v, err := r.Client.Verify(vctx, body)
 		cancel()
 		switch {
 		case err != nil:
-			return gate.Payment{}, gate.CodeFacilitatorError, 0
+			finish(failed)
+			return gate.Payment{}, gate.CodeFacilitatorError
 		case !*v.IsValid:
-			return gate.Payment{}, classify(v.InvalidReason, gate.CodeVerifyRefused), 0
+			finish(failed)
+			return gate.Payment{}, classify(v.InvalidReason, gate.CodeVerifyRefused)
 		}
 		verifiedPayer = v.Payer
 	}
+	// From here on the facilitator may broadcast it: record that first, so
+	// no later presentation, on any instance, verifies it again.
+	if err := r.Store.MarkSettlementSent(ctx, op, p.hash, take.LeaseToken); err != nil {
+		finish(failed)
+		return gate.Payment{}, gate.CodeFacilitatorError
+	}
+	attempted := store.SettlementResult{State: store.SettlementAttempted}
 	sctx, cancel := context.WithTimeout(ctx, r.settleTimeout())
 	s, err := r.Client.Settle(sctx, body)
 	cancel()
@@ -195,86 +206,134 @@ func (r *Rail) settle(ctx context.Context, p presented, offer gate.Offer, resour
 	case err != nil:
 		// The facilitator may have broadcast it: the same payload goes
 		// straight to /settle next time.
-		return gate.Payment{}, gate.CodeFacilitatorError, attempted
+		finish(attempted)
+		return gate.Payment{}, gate.CodeFacilitatorError
 	case !*s.Success && s.ErrorReason == reasonPending:
-		return gate.Payment{}, gate.CodeSettlementPending, attempted
+		finish(attempted)
+		return gate.Payment{}, gate.CodeSettlementPending
 	case !*s.Success:
+		finish(failed)
 		if c := classify(s.ErrorReason, gate.CodeSettleFailed); c == gate.CodePaymentAlreadyUsed {
-			return gate.Payment{}, c, 0
+			return gate.Payment{}, c
 		}
-		return gate.Payment{}, gate.CodeSettleFailed, 0
+		return gate.Payment{}, gate.CodeSettleFailed
 	case !solana.ValidSignature(s.Transaction):
 		// "Settled" without a transaction id is not a settlement we can
 		// record: fail closed.
-		return gate.Payment{}, gate.CodeSettleFailed, 0
+		finish(failed)
+		return gate.Payment{}, gate.CodeSettleFailed
 	case s.Network != "" && s.Network != r.Terms.Network.CAIP2 && s.Network != r.Terms.Network.Name:
-		return gate.Payment{}, gate.CodeSettleFailed, 0
+		finish(failed)
+		return gate.Payment{}, gate.CodeSettleFailed
 	}
-	pay := gate.Payment{
-		Rail: gate.RailFacilitator, Tx: s.Transaction, Amount: offer.Price, X402Version: p.version,
-		Payer: firstAddress(s.Payer, verifiedPayer, p.tx.tokenAuthority()),
+	st := store.Settlement{Op: op, Key: p.hash, State: store.SettlementSettled, Tx: s.Transaction,
+		Payer: firstAddress(s.Payer, verifiedPayer, p.tx.tokenAuthority())}
+	res := store.SettlementResult{State: store.SettlementSettled, Tx: st.Tx, Payer: st.Payer}
+	if r.Chain == nil {
+		// A lost write here is harmless: the next presentation resumes at
+		// /settle and the facilitator answers from its own record.
+		finish(res)
+		return r.payment(p, offer, st), ""
 	}
-	if r.Chain != nil {
-		fee, failed := r.lookup(ctx, s.Transaction)
-		if failed {
-			return gate.Payment{}, gate.CodeTxRejected, 0
-		}
-		pay.FeeLamports = fee
+	fee, code := r.lookup(ctx, st.Tx, offer.Price)
+	if code == "" {
+		res.Confirmed, res.FeeLamports = true, fee
+		st.Confirmed, st.FeeLamports = true, fee
 	}
-	pay.SettleResponse, _ = json.Marshal(Receipt{Success: true, Transaction: s.Transaction,
-		Network: networkOf(p.version, r.Terms.Network), Payer: pay.Payer})
-	return pay, "", settled
+	finish(res)
+	if code != "" {
+		return gate.Payment{}, code
+	}
+	return r.payment(p, offer, st), ""
 }
 
-// lookup reads the settled transaction's fee; failed is true when the chain
-// shows the transaction failed. A transaction the node does not show yet
-// (or a node that does not answer) leaves the fee at 0: the facilitator
-// settled it, and a bookkeeping field never withholds a paid report.
-func (r *Rail) lookup(ctx context.Context, sig string) (fee uint64, failed bool) {
+// settled maps a payload the store records as settled to its payment. With
+// a chain, a settlement the chain has not confirmed yet is looked up again.
+func (r *Rail) settled(ctx context.Context, p presented, offer gate.Offer, st store.Settlement) (gate.Payment, gate.Code) {
+	if r.Chain != nil && !st.Confirmed {
+		fee, code := r.lookup(ctx, st.Tx, offer.Price)
+		if code != "" {
+			return gate.Payment{}, code
+		}
+		// Another presentation may have confirmed it meanwhile: the fee
+		// is the transaction's either way.
+		r.Store.ConfirmSettlement(ctx, st.Op, st.Key, st.Tx, fee)
+		st.Confirmed, st.FeeLamports = true, fee
+	}
+	return r.payment(p, offer, st), ""
+}
+
+// payment is the gate's payment of a settled payload.
+func (r *Rail) payment(p presented, offer gate.Offer, st store.Settlement) gate.Payment {
+	pay := gate.Payment{
+		Rail: gate.RailFacilitator, Tx: st.Tx, Amount: offer.Price, X402Version: p.version,
+		Payer: firstAddress(st.Payer), FeeLamports: st.FeeLamports,
+	}
+	pay.SettleResponse, _ = json.Marshal(Receipt{Success: true, Transaction: st.Tx,
+		Network: networkOf(p.version, r.Terms.Network), Payer: pay.Payer})
+	return pay
+}
+
+// chainCodes are the codes of a settled transaction the chain shows not
+// paying us.
+var chainCodes = map[string]gate.Code{
+	solana.ReasonTxFailed:           gate.CodeTxRejected,
+	solana.ReasonWrongMint:          gate.CodeWrongMint,
+	solana.ReasonAmountInsufficient: gate.CodeAmountInsufficient,
+}
+
+// lookup confirms on chain that the settled transaction sig credited at
+// least price USDC units to our token account (memo or not: a v1 client
+// sends none) and returns its fee. The facilitator's word is not enough
+// when a node is at hand: a transaction the node does not show yet is
+// CodeSettlementPending, a node that does not answer CodeChainUnavailable
+// (both resume with the same payload), and one the chain shows not paying
+// us is refused with the reason.
+func (r *Rail) lookup(ctx context.Context, sig string, price uint64) (fee uint64, code gate.Code) {
 	for attempt := range 3 {
+		if attempt > 0 {
+			time.Sleep(time.Duration(attempt) * r.lookupDelay())
+		}
 		lctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		tx, err := r.Chain.GetTransaction(lctx, sig)
 		cancel()
 		switch {
-		case err == nil && tx.Meta != nil:
-			return tx.Meta.Fee, len(tx.Meta.Err) > 0 && string(tx.Meta.Err) != "null"
-		case err == nil, errors.Is(err, solana.ErrNotFound):
-			time.Sleep(time.Duration(attempt+1) * 300 * time.Millisecond)
-		default:
-			return 0, false
+		case errors.Is(err, solana.ErrNotFound), err == nil && tx == nil:
+			continue
+		case err != nil:
+			return 0, gate.CodeChainUnavailable
 		}
+		p, err := solana.VerifyCredit(tx, solana.Credit{TokenAccount: r.Terms.TokenAccount, Mint: r.Terms.Network.Mint, MinAmount: price})
+		if err != nil {
+			var ref *solana.Refusal
+			if errors.As(err, &ref) {
+				if c, ok := chainCodes[ref.Reason]; ok {
+					return 0, c
+				}
+			}
+			return 0, gate.CodeTxMalformed
+		}
+		if p.Signature != sig {
+			return 0, gate.CodeTxMalformed
+		}
+		return p.FeeLamports, ""
 	}
-	return 0, false
+	return 0, gate.CodeSettlementPending
 }
 
-// remembered reports whether the payload is settled or being settled.
-func (r *Rail) remembered(key string) bool {
+// remembered reports whether the payload is being settled here, or the
+// store records it as sent to /settle or settled.
+func (r *Rail) remembered(offer gate.Offer, p presented) bool {
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	if _, ok := r.inflight[key]; ok {
-		return true
+	_, ok := r.inflight[p.key]
+	r.mu.Unlock()
+	if ok || r.Store == nil {
+		return ok
 	}
-	rec, ok := r.known[key]
-	return ok && r.now().Before(rec.until)
-}
-
-// remember records a payload's outcome; r.mu is held.
-func (r *Rail) remember(key string, rec record) {
-	if len(r.known) >= maxKnown {
-		now := r.now()
-		for k, v := range r.known {
-			if !now.Before(v.until) {
-				delete(r.known, k)
-			}
-		}
-		for k := range r.known {
-			if len(r.known) < maxKnown {
-				break
-			}
-			delete(r.known, k)
-		}
-	}
-	r.known[key] = rec
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	st, ok, err := r.Store.Settlement(ctx, store.Op(offer.Op), p.hash)
+	return err == nil && ok && (st.State == store.SettlementAttempted || st.State == store.SettlementSettled)
 }
 
 // firstAddress is the first of vs that is a Solana address, or "unknown":
@@ -296,13 +355,6 @@ func (r *Rail) now() time.Time {
 	return time.Now()
 }
 
-func (r *Rail) keep() time.Duration {
-	if r.Keep > 0 {
-		return r.Keep
-	}
-	return DefaultKeep
-}
-
 func (r *Rail) verifyTimeout() time.Duration {
 	if r.VerifyTimeout > 0 {
 		return r.VerifyTimeout
@@ -315,4 +367,17 @@ func (r *Rail) settleTimeout() time.Duration {
 		return r.SettleTimeout
 	}
 	return DefaultSettleTimeout
+}
+
+func (r *Rail) lookupDelay() time.Duration {
+	if r.LookupDelay > 0 {
+		return r.LookupDelay
+	}
+	return DefaultLookupDelay
+}
+
+// lease is how long one presentation holds a payload's settlement record:
+// past the slowest /verify, /settle and chain lookups.
+func (r *Rail) lease() time.Duration {
+	return r.verifyTimeout() + r.settleTimeout() + leaseSlack
 }

@@ -224,6 +224,11 @@ func (g *Gate) Admit(ctx context.Context, r Request) (Decision, error) {
 		}
 		var code Code
 		if pay, code = g.Facilitator.Settle(ctx, r, offer); code != "" {
+			if code == CodePaymentInProgress {
+				// Another presentation, maybe on another instance, holds
+				// the payload's settlement.
+				return Decision{Kind: Busy, Code: code, RetryAfter: g.retryAfter()}, nil
+			}
 			return refuse(code), nil
 		}
 		// The facilitator rail is bound by the settled transaction itself.

@@ -18,6 +18,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/exchangerebel/payability/internal/buildinfo"
+	"github.com/exchangerebel/payability/internal/facilitator"
+	"github.com/exchangerebel/payability/internal/facilitator/facilitatortest"
 	"github.com/exchangerebel/payability/internal/gate"
 	"github.com/exchangerebel/payability/internal/ops"
 	"github.com/exchangerebel/payability/internal/report"
@@ -147,6 +149,12 @@ type nodeOptions struct {
 	// instance); nil and the zero Key share them.
 	MemoKey []byte
 	Key     *report.Key
+	// Facilitator, when set, offers the facilitator rail through it, as
+	// serve --facilitator does.
+	Facilitator *facilitatortest.Fake
+	// ChainChecks gives the facilitator rail the cluster's RPC node, as
+	// serve --facilitator --solana-rpc does.
+	ChainChecks bool
 }
 
 // node is one running instance.
@@ -193,6 +201,22 @@ func (c *cluster) start(name string, o nodeOptions) *node {
 		Memos:  gate.Memos{Key: memoKey, Now: now, Rand: rand.Reader},
 		Direct: gate.SolanaRail{Client: client, TokenAccount: testTokenAccount, Mint: gate.Mainnet.Mint},
 		Store:  st, Now: now, LeaseFor: 90 * time.Second,
+	}
+	if o.Facilitator != nil {
+		fc, err := facilitator.NewClient(o.Facilitator.URL, nil)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		sup, err := facilitator.Discover(context.Background(), fc, gate.Mainnet)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		g.Terms.FeePayer = sup.FeePayer
+		g.Facilitator = &facilitator.Rail{Client: fc, Terms: g.Terms, Memos: g.Memos, Versions: sup.Versions,
+			Store: st, Now: now, SettleTimeout: 10 * time.Second, LookupDelay: time.Millisecond}
+		if o.ChainChecks {
+			g.Facilitator.(*facilitator.Rail).Chain = client
+		}
 	}
 	fetcher := target.New(target.Options{AllowPrivate: true, UserAgent: buildinfo.UserAgent})
 	keys := report.NewKeySet(key)

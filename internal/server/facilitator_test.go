@@ -36,7 +36,7 @@ func withFacilitator(t *testing.T, h *harness) *facilitatortest.Fake {
 	}
 	h.gate.Terms.FeePayer = sup.FeePayer
 	h.gate.Facilitator = &facilitator.Rail{Client: client, Terms: h.gate.Terms, Memos: h.gate.Memos,
-		Versions: sup.Versions, Now: h.clock.Now, SettleTimeout: 10 * time.Second}
+		Versions: sup.Versions, Now: h.clock.Now, SettleTimeout: 10 * time.Second, Store: h.store}
 	return fake
 }
 

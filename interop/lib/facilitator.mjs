@@ -2,8 +2,8 @@
 // facilitator API (GET /supported, POST /verify, POST /settle) and checks
 // the transaction a real client built against the requirements it was
 // given, as a facilitator must. It settles nothing: "settling" records the
-// transaction id (derived from the message) with the fake RPC node, which
-// then answers getTransaction for it.
+// transaction id (derived from the message) and the transfer it makes with
+// the fake RPC node, which then answers getTransaction for it.
 import http from "node:http";
 import crypto from "node:crypto";
 import {
@@ -83,7 +83,7 @@ export async function check(version, payload, req, feePayer) {
     if (memos.length !== 1) return { reason: "invalid_exact_svm_payload_memo_count" };
     if (Buffer.from(memos[0].data).toString("utf8") !== req.extra.memo) return { reason: "invalid_exact_svm_payload_memo_mismatch" };
   }
-  return { payer: authority, tx };
+  return { payer: authority, tx, transfer: { program: t.program, source: t.accounts[0], mint, destination, authority, amount } };
 }
 
 // Starts the facilitator. options: feePayer (address), rpc (the fake node,
@@ -128,7 +128,7 @@ export async function startFacilitator({ feePayer, rpc, networks, mode = "ok" })
           } else {
             settledMessages.add(key);
             const sig = base58(crypto.createHash("sha512").update(r.tx.messageBytes).digest());
-            rpc?.settled(sig);
+            rpc?.settled(sig, { feePayer, ...r.transfer });
             out = { success: true, transaction: sig, network, payer: r.payer };
           }
         }

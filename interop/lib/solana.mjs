@@ -88,10 +88,12 @@ function mintAccount(decimals) {
 //   getLatestBlockhash a fresh random blockhash
 //   simulateTransaction success, 6,000 compute units (x402-fetch estimates its limit)
 //   getTransaction     a jsonParsed-shaped answer (fee 5,000 lamports) for a
-//                      signature passed to settled(), null for any other
+//                      signature passed to settled(), showing the transfer
+//                      it was given (the destination token account credited
+//                      the amount), null for any other
 // and records every method; anything else is a JSON-RPC error.
 export function startRpc() {
-  const settled = new Set();
+  const settled = new Map();
   const methods = [];
   const lookups = [];
   const server = http.createServer((req, res) => {
@@ -131,16 +133,7 @@ export function startRpc() {
         case "getTransaction": {
           const sig = call.params?.[0];
           lookups.push(sig);
-          out = reply(
-            settled.has(sig)
-              ? {
-                  slot: 1000,
-                  blockTime: Math.floor(Date.now() / 1000),
-                  meta: { err: null, fee: 5000, preTokenBalances: [], postTokenBalances: [] },
-                  transaction: { signatures: [sig], message: { accountKeys: [], instructions: [] } },
-                }
-              : null,
-          );
+          out = reply(settled.has(sig) ? settledTransaction(sig, settled.get(sig)) : null);
           break;
         }
         default:
@@ -155,9 +148,56 @@ export function startRpc() {
     url,
     methods,
     lookups,
-    settled: (sig) => settled.add(sig),
+    settled: (sig, transfer) => settled.set(sig, transfer),
     close: () => close(server),
   }));
+}
+
+// settledTransaction is the jsonParsed getTransaction result of a settled
+// transfer: the fee payer and the buyer sign; the buyer's token account
+// (source) pays amount of mint into destination.
+function settledTransaction(sig, t) {
+  const keys = [
+    { pubkey: t.feePayer, signer: true, writable: true },
+    { pubkey: t.authority, signer: true, writable: false },
+    { pubkey: t.source, signer: false, writable: true },
+    { pubkey: t.destination, signer: false, writable: true },
+    { pubkey: t.mint, signer: false, writable: false },
+    { pubkey: t.program, signer: false, writable: false },
+  ];
+  const balance = (accountIndex, owner, amount) => ({
+    accountIndex,
+    mint: t.mint,
+    owner,
+    programId: t.program,
+    uiTokenAmount: { amount: String(amount), decimals: 6 },
+  });
+  const start = 1_000_000_000n;
+  return {
+    slot: 1000,
+    blockTime: Math.floor(Date.now() / 1000),
+    meta: {
+      err: null,
+      fee: 5000,
+      preTokenBalances: [balance(2, t.authority, start)],
+      postTokenBalances: [balance(2, t.authority, start - t.amount), balance(3, "", t.amount)],
+    },
+    transaction: {
+      signatures: [sig],
+      message: {
+        accountKeys: keys,
+        instructions: [
+          {
+            programId: t.program,
+            parsed: {
+              type: "transferChecked",
+              info: { source: t.source, mint: t.mint, destination: t.destination, authority: t.authority, tokenAmount: { amount: String(t.amount), decimals: 6 } },
+            },
+          },
+        ],
+      },
+    },
+  };
 }
 
 // listen starts server on 127.0.0.1 on a free port and resolves to its URL.

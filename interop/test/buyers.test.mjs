@@ -110,7 +110,7 @@ test("the v2 client (@x402/fetch + @x402/svm) pays a check and gets a verifiable
   const memos = readTransaction(paymentPayload.payload.transaction).instructions.filter((ix) => ix.program.startsWith("Memo"));
   assert.equal(Buffer.from(memos[0].data).toString(), req.extra.memo);
   assert.ok(rpc.methods.includes("getLatestBlockhash") && rpc.methods.includes("getAccountInfo"), "the client's RPC calls went to the local node");
-  assert.ok(rpc.lookups.includes(report.payment.tx), "with --solana-rpc, payability read the settled transaction (its fee)");
+  assert.ok(rpc.lookups.includes(report.payment.tx), "with --solana-rpc, payability checked the settled transaction on chain (its credit and fee)");
 });
 
 test("the test facilitator really checks the transaction against the requirements", async () => {
