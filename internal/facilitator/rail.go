@@ -1,6 +1,7 @@
 package facilitator
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -179,7 +180,7 @@ func (r *Rail) settle(ctx context.Context, p presented, offer gate.Offer, resour
 		PaymentRequirements: requirements(p.version, r.Terms, offer, resource, p.memo)}
 	var verifiedPayer string
 	if take.Outcome == store.SettleFresh {
-		vctx, cancel := context.WithTimeout(ctx, r.verifyTimeout())
+		vctx, cancel := context.WithTimeout(ctx, cmp.Or(r.VerifyTimeout, DefaultVerifyTimeout))
 		v, err := r.Client.Verify(vctx, body)
 		cancel()
 		switch {
@@ -199,7 +200,7 @@ func (r *Rail) settle(ctx context.Context, p presented, offer gate.Offer, resour
 		return gate.Payment{}, gate.CodeFacilitatorError
 	}
 	attempted := store.SettlementResult{State: store.SettlementAttempted}
-	sctx, cancel := context.WithTimeout(ctx, r.settleTimeout())
+	sctx, cancel := context.WithTimeout(ctx, cmp.Or(r.SettleTimeout, DefaultSettleTimeout))
 	s, err := r.Client.Settle(sctx, body)
 	cancel()
 	switch {
@@ -292,7 +293,7 @@ var chainCodes = map[string]gate.Code{
 func (r *Rail) lookup(ctx context.Context, sig string, price uint64) (fee uint64, code gate.Code) {
 	for attempt := range 3 {
 		if attempt > 0 {
-			time.Sleep(time.Duration(attempt) * r.lookupDelay())
+			time.Sleep(time.Duration(attempt) * cmp.Or(r.LookupDelay, DefaultLookupDelay))
 		}
 		lctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		tx, err := r.Chain.GetTransaction(lctx, sig)
@@ -355,29 +356,8 @@ func (r *Rail) now() time.Time {
 	return time.Now()
 }
 
-func (r *Rail) verifyTimeout() time.Duration {
-	if r.VerifyTimeout > 0 {
-		return r.VerifyTimeout
-	}
-	return DefaultVerifyTimeout
-}
-
-func (r *Rail) settleTimeout() time.Duration {
-	if r.SettleTimeout > 0 {
-		return r.SettleTimeout
-	}
-	return DefaultSettleTimeout
-}
-
-func (r *Rail) lookupDelay() time.Duration {
-	if r.LookupDelay > 0 {
-		return r.LookupDelay
-	}
-	return DefaultLookupDelay
-}
-
 // lease is how long one presentation holds a payload's settlement record:
 // past the slowest /verify, /settle and chain lookups.
 func (r *Rail) lease() time.Duration {
-	return r.verifyTimeout() + r.settleTimeout() + leaseSlack
+	return cmp.Or(r.VerifyTimeout, DefaultVerifyTimeout) + cmp.Or(r.SettleTimeout, DefaultSettleTimeout) + leaseSlack
 }

@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"net/http"
@@ -167,7 +168,7 @@ func (g *Gate) Admit(ctx context.Context, r Request) (Decision, error) {
 	refuse := func(c Code) Decision {
 		d := Decision{Kind: Refused, Code: c, Challenge: challenge}
 		if c == CodePaymentNotFound || c == CodeChainUnavailable || c == CodeSettlementPending {
-			d.RetryAfter = g.retryAfter()
+			d.RetryAfter = cmp.Or(g.RetryAfter, DefaultRetryAfter)
 		}
 		return d
 	}
@@ -227,7 +228,7 @@ func (g *Gate) Admit(ctx context.Context, r Request) (Decision, error) {
 			if code == CodePaymentInProgress {
 				// Another presentation, maybe on another instance, holds
 				// the payload's settlement.
-				return Decision{Kind: Busy, Code: code, RetryAfter: g.retryAfter()}, nil
+				return Decision{Kind: Busy, Code: code, RetryAfter: cmp.Or(g.RetryAfter, DefaultRetryAfter)}, nil
 			}
 			return refuse(code), nil
 		}
@@ -238,7 +239,7 @@ func (g *Gate) Admit(ctx context.Context, r Request) (Decision, error) {
 	res, err := g.Store.Claim(ctx, store.Claim{
 		Rail: pay.Rail, Tx: pay.Tx, MemoDigest: g.Memos.Digest(memo), Op: store.Op(r.Op),
 		Payer: pay.Payer, Amount: pay.Amount, FeeLamports: pay.FeeLamports, Now: g.now(),
-		LeaseFor: g.leaseFor(), ResumeWindow: g.resumeWindow(), ResumeOnly: expired,
+		LeaseFor: cmp.Or(g.LeaseFor, DefaultLeaseFor), ResumeWindow: cmp.Or(g.ResumeWindow, DefaultResumeWindow), ResumeOnly: expired,
 	})
 	if err != nil {
 		return Decision{}, err
@@ -255,25 +256,4 @@ func (g *Gate) Admit(ctx context.Context, r Request) (Decision, error) {
 	default:
 		return refuse(CodePaymentAlreadyUsed), nil
 	}
-}
-
-func (g *Gate) leaseFor() time.Duration {
-	if g.LeaseFor > 0 {
-		return g.LeaseFor
-	}
-	return DefaultLeaseFor
-}
-
-func (g *Gate) resumeWindow() time.Duration {
-	if g.ResumeWindow > 0 {
-		return g.ResumeWindow
-	}
-	return DefaultResumeWindow
-}
-
-func (g *Gate) retryAfter() time.Duration {
-	if g.RetryAfter > 0 {
-		return g.RetryAfter
-	}
-	return DefaultRetryAfter
 }
