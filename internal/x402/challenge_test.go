@@ -3,6 +3,7 @@ package x402
 import (
 	"encoding/base64"
 	"encoding/json"
+	"strings"
 	"testing"
 	"unicode/utf8"
 )
@@ -130,4 +131,27 @@ func FuzzDecodeJSON(f *testing.F) {
 			t.Fatalf("DecodeJSON(%q) = %v, json.Valid = %v", b, ok, !ok)
 		}
 	})
+}
+
+// R30: strings are compared after JSON decoding; an invalid UTF-8 byte or a
+// lone surrogate escape decodes to U+FFFD.
+func TestStringsCompareAfterDecoding(t *testing.T) {
+	leg, ok := ParseBody([]byte(`{"accepts":[{"payTo":"\ud800","extra":{"memo":"\udc00"}}]}`))
+	if !ok || leg.PayTo != "\uFFFD" || leg.Memo != "\uFFFD" {
+		t.Errorf("payTo %q memo %q", leg.PayTo, leg.Memo)
+	}
+}
+
+// R31: a value nested deeper than the decoder's limit (10,000 levels) does
+// not parse; one level less does.
+func TestNestingLimit(t *testing.T) {
+	nest := func(n int) []byte {
+		return []byte(strings.Repeat("[", n) + strings.Repeat("]", n))
+	}
+	if _, ok := DecodeJSON(nest(10000)); !ok {
+		t.Error("10,000 levels did not parse")
+	}
+	if _, ok := DecodeJSON(nest(10001)); ok {
+		t.Error("10,001 levels parsed")
+	}
 }
