@@ -54,30 +54,6 @@ func TestPendingSettlementResumesAfterRestart(t *testing.T) {
 	}
 }
 
-// A lost settle answer resumes at /settle on another instance.
-func TestLostSettleAnswerResumesAtSettleAfterRestart(t *testing.T) {
-	fx := newFixture(t)
-	var fail atomic.Bool
-	fail.Store(true)
-	fx.fake.Set(nil, func(c facilitatortest.Call) facilitatortest.Answer {
-		if fail.Load() {
-			return facilitatortest.Answer{Status: 502, Body: "bad gateway"}
-		}
-		return facilitatortest.Answer{Status: 200, Body: facilitatortest.SettledBody(c, "")}
-	})
-	h := fx.v2()
-	if _, code := fx.rail.Settle(context.Background(), request(h), offer); code != gate.CodeFacilitatorError {
-		t.Fatalf("first: %q", code)
-	}
-	fail.Store(false)
-	if _, code := fx.restarted().Settle(context.Background(), request(h), offer); code != "" {
-		t.Fatalf("resume: %q", code)
-	}
-	if v, s := len(fx.fake.Calls("/verify")), len(fx.fake.Calls("/settle")); v != 1 || s != 2 {
-		t.Errorf("verify %d, settle %d; want 1 and 2", v, s)
-	}
-}
-
 // A settled payload maps to its transaction after a restart, with no
 // facilitator call: the gate's claim then decides (resume or already used).
 func TestSettledPayloadMapsToItsTxAfterRestart(t *testing.T) {

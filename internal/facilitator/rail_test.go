@@ -449,27 +449,36 @@ func (fx *fixture) v2WithMemo(memo string) http.Header {
 }
 
 // A lost settle answer: the payload was maybe broadcast, so the next
-// presentation goes to /settle, not /verify.
+// presentation goes to /settle, not /verify — on the same rail, and on
+// another instance (or after a restart) sharing the store.
 func TestLostSettleAnswerResumesAtSettle(t *testing.T) {
-	fx := newFixture(t)
-	var fail atomic.Bool
-	fail.Store(true)
-	fx.fake.Set(nil, func(c facilitatortest.Call) facilitatortest.Answer {
-		if fail.Load() {
-			return facilitatortest.Answer{Status: 502, Body: "bad gateway"}
-		}
-		return facilitatortest.Answer{Status: 200, Body: facilitatortest.SettledBody(c, "")}
-	})
-	h := fx.v2()
-	if _, code := fx.rail.Settle(context.Background(), request(h), offer); code != gate.CodeFacilitatorError {
-		t.Fatalf("first: %q", code)
-	}
-	fail.Store(false)
-	if _, code := fx.rail.Settle(context.Background(), request(h), offer); code != "" {
-		t.Fatalf("resume: %q", code)
-	}
-	if v, s := len(fx.fake.Calls("/verify")), len(fx.fake.Calls("/settle")); v != 1 || s != 2 {
-		t.Errorf("verify %d, settle %d; want 1 and 2", v, s)
+	for _, restart := range []bool{false, true} {
+		t.Run(map[bool]string{false: "same rail", true: "after restart"}[restart], func(t *testing.T) {
+			fx := newFixture(t)
+			var fail atomic.Bool
+			fail.Store(true)
+			fx.fake.Set(nil, func(c facilitatortest.Call) facilitatortest.Answer {
+				if fail.Load() {
+					return facilitatortest.Answer{Status: 502, Body: "bad gateway"}
+				}
+				return facilitatortest.Answer{Status: 200, Body: facilitatortest.SettledBody(c, "")}
+			})
+			h := fx.v2()
+			if _, code := fx.rail.Settle(context.Background(), request(h), offer); code != gate.CodeFacilitatorError {
+				t.Fatalf("first: %q", code)
+			}
+			fail.Store(false)
+			rail := fx.rail
+			if restart {
+				rail = fx.restarted()
+			}
+			if _, code := rail.Settle(context.Background(), request(h), offer); code != "" {
+				t.Fatalf("resume: %q", code)
+			}
+			if v, s := len(fx.fake.Calls("/verify")), len(fx.fake.Calls("/settle")); v != 1 || s != 2 {
+				t.Errorf("verify %d, settle %d; want 1 and 2", v, s)
+			}
+		})
 	}
 }
 
