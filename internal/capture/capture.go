@@ -21,6 +21,29 @@ const (
 	NotSent Outcome = "not_sent"
 )
 
+// FetchError names, from a closed set, why a request got no usable response.
+// It sits beside the criteria's own reasons (fetch_failed, timeout) and never
+// changes a state: it only tells the user what failed. It is "" when a
+// response arrived, and for a timeout (the Outcome already says it).
+type FetchError string
+
+const (
+	// AddressRefused: the address guard refused every address of the host.
+	AddressRefused FetchError = "address_refused"
+	// DNSFailed: the host name did not resolve.
+	DNSFailed FetchError = "dns_failed"
+	// ConnectRefused: the host refused the TCP connection (or was unreachable).
+	ConnectRefused FetchError = "connect_refused"
+	// TLSFailed: the TLS handshake failed (certificate, version, alert).
+	TLSFailed FetchError = "tls_failed"
+	// Reset: the connection was reset or closed before a whole response arrived.
+	Reset FetchError = "reset"
+	// ProtocolError: the peer answered, but not with a valid HTTP response
+	// (malformed status line or headers, headers over the cap, bad framing),
+	// or the request was one this client will not send.
+	ProtocolError FetchError = "protocol_error"
+)
+
 // BodyCapBytes is the published response-body cap of every fetch (65,536 bytes).
 const BodyCapBytes = 65536
 
@@ -43,6 +66,8 @@ type Capture struct {
 	Status  int // 0 when no response arrived
 	Header  Header
 	Body    []byte
+	// Error is why a Failed capture failed ("" otherwise); see FetchError.
+	Error FetchError
 }
 
 // Responded reports whether a status line was received.
