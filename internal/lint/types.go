@@ -8,6 +8,12 @@
 // fetched values; every message is static text.
 package lint
 
+import (
+	"time"
+
+	"github.com/exchangerebel/payability/internal/capture"
+)
+
 // Severity is how much a finding matters.
 type Severity string
 
@@ -69,3 +75,19 @@ type Result struct {
 	// Conforms is true when no finding is an Error.
 	Conforms bool `json:"conforms"`
 }
+
+// Input is what lint grades: the one response fetched with Method from URL,
+// and the check-end time (for sign-in-with-x times). Chain holds opt-in
+// chain-readiness observations made by the caller (nil when none were
+// asked for); the lint helper defines its fields.
+type Input struct {
+	URL     string
+	Method  string
+	Capture capture.Capture
+	Now     time.Time
+	Chain   *ChainFacts
+}
+
+// ChainFacts are chain-readiness observations (opt-in RPC look-ups), made
+// outside this package and graded here.
+type ChainFacts struct{}
