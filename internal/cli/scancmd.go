@@ -16,6 +16,7 @@ import (
 	"github.com/exchangerebel/payability/internal/capture"
 	"github.com/exchangerebel/payability/internal/ops"
 	"github.com/exchangerebel/payability/internal/scan"
+	"github.com/exchangerebel/payability/internal/target"
 )
 
 // ExitInterrupted is scan's exit status when it was interrupted before every
@@ -95,7 +96,7 @@ or a failed write; 2 bad usage; 130 interrupted.`)
 	fetcher := e.fetcher(*allowPrivate)
 	var guarded *guardWatch
 	if !*allowPrivate {
-		guarded = &guardWatch{Fetcher: fetcher}
+		guarded = newGuardWatch(fetcher)
 		fetcher = guarded
 	}
 	sc := scan.New(scan.Options{
@@ -258,12 +259,41 @@ func (eofReader) Read([]byte) (int, error) { return 0, io.EOF }
 // address guard refused it, and the summary says how to reach it.
 type guardWatch struct {
 	ops.Fetcher
-	refused atomic.Bool
+	refused *atomic.Bool
 }
+
+func newGuardWatch(f ops.Fetcher) *guardWatch {
+	return &guardWatch{Fetcher: f, refused: new(atomic.Bool)}
+}
+
+// Scope watches the scan run's connection scope the same way, when the
+// fetcher opens scopes.
+func (g *guardWatch) Scope(idlePerHost int) target.Scope {
+	sc, ok := g.Fetcher.(ops.Scoper)
+	if !ok {
+		return guardScope{g, func() {}}
+	}
+	s := sc.Scope(idlePerHost)
+	return guardScope{&guardWatch{Fetcher: s, refused: g.refused}, s.Close}
+}
+
+// guardScope is a watched connection scope.
+type guardScope struct {
+	*guardWatch
+	close func()
+}
+
+func (s guardScope) Close() { s.close() }
 
 func (g *guardWatch) Get(ctx context.Context, url string) capture.Capture {
 	c := g.Fetcher.Get(ctx, url)
 	g.note(url, c)
+	return c
+}
+
+func (g *guardWatch) Do(ctx context.Context, r target.Request) capture.Capture {
+	c := g.Fetcher.Do(ctx, r)
+	g.note(r.URL, c)
 	return c
 }
 

@@ -29,10 +29,33 @@ func ServiceOf(op string) string {
 	return criteria.ServicePayability
 }
 
-// Fetcher is what ops needs from target fetching; *target.Client implements it.
+// Fetcher is what ops needs from target fetching; *target.Client and
+// *target.Session implement it.
 type Fetcher interface {
 	Get(ctx context.Context, url string) capture.Capture
+	Do(ctx context.Context, r target.Request) capture.Capture
 	RunProbes(ctx context.Context, url string) []capture.Capture
+}
+
+// Scoper is a Fetcher that opens connection scopes (*target.Client): each op
+// then runs in a scope of its own, so its requests reuse connections and no
+// connection is ever shared with another op's (another caller's) requests.
+type Scoper interface {
+	Scope(idlePerHost int) target.Scope
+}
+
+// Scoped returns r with its Fetcher replaced by a connection scope of its
+// own, and the function that closes the scope; when the Fetcher opens no
+// scopes (it is one already, or a fake), r itself and a no-op. A scope kept
+// by a job that runs many ops (a scan run) passes its Runner's Fetcher as the
+// scope, so the ops share it.
+func (r Runner) Scoped(idlePerHost int) (Runner, func()) {
+	if sc, ok := r.Fetcher.(Scoper); ok {
+		s := sc.Scope(idlePerHost)
+		r.Fetcher = s
+		return r, s.Close
+	}
+	return r, func() {}
 }
 
 // Runner runs ops against live targets.
@@ -142,6 +165,8 @@ func (r Runner) Memo(ctx context.Context, url string) (MemoReport, error) {
 	if err := target.CheckURL(url); err != nil {
 		return MemoReport{}, err
 	}
+	r, done := r.Scoped(1) // the two GETs share a connection
+	defer done()
 	first := r.Fetcher.Get(ctx, url)
 	second := r.Fetcher.Get(ctx, url)
 	res := verdict.Memo(first, second)
@@ -154,6 +179,8 @@ func (r Runner) Probe(ctx context.Context, url string) (ProbeReport, error) {
 	if err := target.CheckURL(url); err != nil {
 		return ProbeReport{}, err
 	}
+	r, done := r.Scoped(1) // the seven probes share a connection
+	defer done()
 	res := verdict.Probe(r.Fetcher.RunProbes(ctx, url))
 	end := r.now()
 	line := criteria.ProbeLine(string(res.Grades.Direct.Grade), string(res.Grades.Facilitator.Grade), end)

@@ -43,8 +43,12 @@ const GCPercent = 400
 
 // Options configure a scan.
 type Options struct {
-	Op     string     // ops.OpCheck, ops.OpMemo or ops.OpProbe
-	Runner ops.Runner // runs one op on one URL; its Fetcher is shared by every op in flight
+	Op string // ops.OpCheck, ops.OpMemo or ops.OpProbe
+	// Runner runs one op on one URL. When its Fetcher opens connection
+	// scopes (ops.Scoper, a *target.Client) the run opens one, shared by
+	// every op of the run and closed when Run returns; otherwise the Fetcher
+	// itself is shared by every op in flight.
+	Runner ops.Runner
 
 	// Concurrency bounds the ops in flight overall, PerHost the ops in flight
 	// to one host (hostname:port, the scheme's default port when none is
@@ -150,6 +154,12 @@ func (s *Scanner) Run(ctx context.Context, in *Input) (Summary, error) {
 	}
 	s.tally.start()
 
+	// One connection scope for the whole run, shared by its ops: at most
+	// PerHost idle connections per host, all closed when the run ends (after
+	// every worker has returned).
+	runner, closeScope := s.opts.Runner.Scoped(s.opts.PerHost)
+	defer closeScope()
+
 	// Ops run under their own context, detached from ctx: on interruption
 	// they get the grace period before being cancelled.
 	workCtx, cancelWork := context.WithCancel(context.WithoutCancel(ctx))
@@ -209,6 +219,7 @@ func (s *Scanner) Run(ctx context.Context, in *Input) (Summary, error) {
 
 	d := dispatcher{
 		s:        s,
+		runner:   runner,
 		workCtx:  workCtx,
 		results:  results,
 		jobs:     make(chan job, s.opts.Concurrency),
@@ -280,6 +291,7 @@ type hostQueue struct {
 // dispatcher owns the scheduling state; only its loop touches it.
 type dispatcher struct {
 	s        *Scanner
+	runner   ops.Runner // the run's, on its connection scope
 	workCtx  context.Context
 	results  chan<- result
 	jobs     chan job       // to the workers; never more than Concurrency outstanding
@@ -431,7 +443,7 @@ func (d *dispatcher) work() {
 // run runs the op on one entry and encodes its record; the report is
 // dropped once encoded (ops has dropped the captures already).
 func (d *dispatcher) run(it Item) result {
-	rep, err := d.s.opts.Runner.Run(d.workCtx, d.s.opts.Op, it.URL)
+	rep, err := d.runner.Run(d.workCtx, d.s.opts.Op, it.URL)
 	rec := Record{Line: it.Line, URL: it.URL}
 	var key tallyKey
 	var pe *target.PolicyError

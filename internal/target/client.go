@@ -3,11 +3,14 @@ package target
 import (
 	"bytes"
 	"context"
-	"errors"
+	"crypto/tls"
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"net/textproto"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/exchangerebel/payability/internal/capture"
@@ -31,14 +34,22 @@ type Options struct {
 	Timeout      time.Duration // the whole exchange of one request: connect, headers, body
 	BodyCap      int           // response body bytes kept; one more byte means over cap
 	HeaderCap    int64         // response header bytes accepted; more is a failed fetch
+
+	// resolver replaces the system resolver (tests: a name that cannot
+	// resolve, without a packet leaving the machine).
+	resolver *net.Resolver
 }
 
 // Client fetches targets under fixed limits. It is safe for concurrent use.
+//
+// A Client itself keeps no connection: Get and Do open one connection per
+// request and close it after. Connections are reused only inside a Session,
+// a scope that one job owns (one op, or one scan run) and closes when it
+// ends; RunProbes on a Client runs the seven probes in a Session of their own.
 type Client struct {
-	hc        *http.Client
-	userAgent string
-	timeout   time.Duration
-	bodyCap   int
+	opts    Options
+	dial    func(ctx context.Context, network, addr string) (net.Conn, error)
+	oneShot *http.Client
 }
 
 // New builds a Client with every target limit in one place.
@@ -55,28 +66,80 @@ func New(o Options) *Client {
 	if o.UserAgent == "" {
 		o.UserAgent = DefaultUserAgent
 	}
-	dialer := &net.Dialer{Timeout: o.Timeout}
+	// The guard runs in Control, on the exact address of every new
+	// connection, in every transport built from this dialer; a reused
+	// connection was checked when it was dialled.
+	dialer := &net.Dialer{Timeout: o.Timeout, Resolver: o.resolver}
 	if !o.AllowPrivate {
 		dialer.Control = guardControl
 	}
+	c := &Client{opts: o, dial: dialer.DialContext}
+	c.oneShot = c.httpClient(c.transport(0, nil))
+	return c
+}
+
+// transport builds one transport under the client's limits. idlePerHost 0
+// means no keep-alive: one connection per request, closed after it.
+func (c *Client) transport(idlePerHost int, sessions tls.ClientSessionCache) *http.Transport {
+	protos := new(http.Protocols)
+	protos.SetHTTP1(true)
+	protos.SetHTTP2(true) // over TLS, when the target offers h2 by ALPN
 	tr := &http.Transport{
 		Proxy:                  nil, // never a proxy from the environment
-		DialContext:            dialer.DialContext,
-		TLSHandshakeTimeout:    o.Timeout,
-		DisableKeepAlives:      true, // one connection per request, nothing pooled
+		DialContext:            c.dial,
+		TLSClientConfig:        &tls.Config{ClientSessionCache: sessions},
+		TLSHandshakeTimeout:    c.opts.Timeout,
 		DisableCompression:     true, // no Accept-Encoding; the body stays as received
-		MaxResponseHeaderBytes: o.HeaderCap,
+		MaxResponseHeaderBytes: c.opts.HeaderCap,
+		Protocols:              protos,
 	}
-	return &Client{
-		hc: &http.Client{
-			Transport: tr,
-			// The 3xx itself is the capture: redirects are never followed.
-			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-			Timeout:       o.Timeout,
-		},
-		userAgent: o.UserAgent,
-		timeout:   o.Timeout,
-		bodyCap:   o.BodyCap,
+	if idlePerHost <= 0 {
+		tr.DisableKeepAlives = true
+	} else {
+		tr.MaxIdleConnsPerHost = idlePerHost
+		tr.IdleConnTimeout = 30 * time.Second
+	}
+	return tr
+}
+
+func (c *Client) httpClient(tr *http.Transport) *http.Client {
+	return &http.Client{
+		Transport: tr,
+		// The 3xx itself is the capture: redirects are never followed.
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+		Timeout:       c.opts.Timeout,
+	}
+}
+
+// Scope is one job's connection scope: what Session and Pool return, seen
+// through an interface so callers that wrap a fetcher can wrap a scope too.
+type Scope interface {
+	Get(ctx context.Context, url string) capture.Capture
+	Do(ctx context.Context, r Request) capture.Capture
+	RunProbes(ctx context.Context, url string) []capture.Capture
+	Close()
+}
+
+// Session opens a connection scope for one op: its requests reuse
+// connections (keep-alive, HTTP/2 when the target offers it by ALPN) and TLS
+// sessions, never anyone else's. Close it when the op ends.
+func (c *Client) Session() *Session { return c.Pool(1) }
+
+// Scope is Pool seen as a Scope.
+func (c *Client) Scope(idlePerHost int) Scope { return c.Pool(idlePerHost) }
+
+// Pool opens a connection scope shared by the ops of one job that runs many
+// at once (a scan run): at most idlePerHost idle connections are kept per
+// host (at least 1). Close it when the job ends.
+func (c *Client) Pool(idlePerHost int) *Session {
+	idlePerHost = max(idlePerHost, 1)
+	sessions := tls.NewLRUClientSessionCache(64)
+	return &Session{
+		c:      c,
+		pooled: c.httpClient(c.transport(idlePerHost, sessions)),
+		// A retry goes out on a connection of its own (same dialer, same
+		// guard, same TLS session cache), never on another pooled one.
+		fresh: c.httpClient(c.transport(0, sessions)),
 	}
 }
 
@@ -89,17 +152,50 @@ type Request struct {
 	Body   []byte
 }
 
-// Get fetches url once with a plain unauthenticated GET.
+// Get fetches url once with a plain unauthenticated GET, on a connection of
+// its own.
 func (c *Client) Get(ctx context.Context, url string) capture.Capture {
 	return c.Do(ctx, Request{Method: http.MethodGet, URL: url})
 }
 
-// Do sends one request and reports what it observed. It never returns an
-// error: a refused, broken, slow or oversized target is an Outcome. A request
-// that this package will not send (URL outside the policy, a method other than
-// GET, HEAD or POST, or a header the client owns) is Outcome failed, unsent.
+// Do sends one request on a connection of its own and reports what it
+// observed. It never returns an error: a refused, broken, slow or oversized
+// target is an Outcome. A request that this package will not send (URL
+// outside the policy, a method other than GET, HEAD or POST, or a header the
+// client owns) is Outcome failed, unsent.
 func (c *Client) Do(ctx context.Context, r Request) capture.Capture {
-	return c.do(ctx, r, c.userAgent)
+	return c.do(ctx, r, c.opts.UserAgent, nil)
+}
+
+// Session is one job's connection scope (see Client.Session and Client.Pool).
+// It is safe for concurrent use. After Close its requests fail unsent.
+type Session struct {
+	c      *Client
+	pooled *http.Client
+	fresh  *http.Client
+	closed atomic.Bool
+	// h2 holds the origins that answered over HTTP/2 in this scope.
+	h2 sync.Map
+}
+
+// Get fetches url once with a plain unauthenticated GET, reusing a
+// connection of this scope when one is idle.
+func (s *Session) Get(ctx context.Context, url string) capture.Capture {
+	return s.Do(ctx, Request{Method: http.MethodGet, URL: url})
+}
+
+// Do is Client.Do on this scope's connections.
+func (s *Session) Do(ctx context.Context, r Request) capture.Capture {
+	return s.c.do(ctx, r, s.c.opts.UserAgent, s)
+}
+
+// Close ends the scope: every idle connection is closed now, and so is any
+// connection still busy as soon as its exchange ends (none is, once the job
+// that owns the scope has returned).
+func (s *Session) Close() {
+	s.closed.Store(true)
+	s.pooled.CloseIdleConnections()
+	s.fresh.CloseIdleConnections()
 }
 
 // reservedHeaders are set by the client or must never be sent to a target.
@@ -109,24 +205,49 @@ var reservedHeaders = map[string]bool{
 	"Content-Length": true, "Transfer-Encoding": true,
 }
 
-func (c *Client) do(ctx context.Context, r Request, userAgent string) capture.Capture {
-	failed := capture.Capture{Outcome: capture.Failed}
+// attempt records, through the request's trace, what the exchange did with
+// its connection.
+type attempt struct {
+	reused    atomic.Bool // the last connection taken had carried a request before
+	firstByte atomic.Bool // a response byte arrived
+	tlsFailed atomic.Bool // a TLS handshake ended in an error
+}
+
+func (a *attempt) trace() *httptrace.ClientTrace {
+	return &httptrace.ClientTrace{
+		GotConn:              func(info httptrace.GotConnInfo) { a.reused.Store(info.Reused) },
+		GotFirstResponseByte: func() { a.firstByte.Store(true) },
+		TLSHandshakeDone: func(_ tls.ConnectionState, err error) {
+			if err != nil {
+				a.tlsFailed.Store(true)
+			}
+		},
+	}
+}
+
+func unsent() capture.Capture {
+	return capture.Capture{Outcome: capture.Failed, Error: capture.ProtocolError}
+}
+
+// do sends one request: on a fresh connection when s is nil, else on the
+// scope's connections.
+func (c *Client) do(ctx context.Context, r Request, userAgent string, s *Session) capture.Capture {
 	if CheckURL(r.URL) != nil {
-		return failed
+		return unsent()
 	}
 	method := r.Method
 	if method == "" {
 		method = http.MethodGet
 	}
 	if method != http.MethodGet && method != http.MethodHead && method != http.MethodPost {
-		return failed
+		return unsent()
 	}
 	header := make(http.Header, len(r.Header)+1)
 	named := make(map[string]bool, len(r.Header))
 	for k, v := range r.Header {
 		ck := textproto.CanonicalMIMEHeaderKey(k)
 		if reservedHeaders[ck] || named[ck] {
-			return failed
+			return unsent()
 		}
 		named[ck] = true
 		// Stored as named (not canonicalised) so the wire carries the
@@ -135,31 +256,82 @@ func (c *Client) do(ctx context.Context, r Request, userAgent string) capture.Ca
 	}
 	header["User-Agent"] = []string{userAgent}
 
-	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	// One deadline for the fetch, retry included: reuse never makes a fetch
+	// longer than the published timeout.
+	ctx, cancel := context.WithTimeout(ctx, c.opts.Timeout)
 	defer cancel()
-	var body io.Reader
-	if r.Body != nil {
-		body = bytes.NewReader(r.Body)
+	build := func() (*http.Request, *attempt, error) {
+		var body io.Reader
+		if r.Body != nil {
+			body = bytes.NewReader(r.Body)
+		}
+		a := &attempt{}
+		req, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, a.trace()), method, r.URL, body)
+		if err != nil {
+			return nil, nil, err
+		}
+		req.Header = header.Clone()
+		return req, a, nil
 	}
-	req, err := http.NewRequestWithContext(ctx, method, r.URL, body)
-	if err != nil {
-		return failed
-	}
-	req.Header = header
 
-	resp, err := c.hc.Do(req)
+	if s == nil {
+		req, a, err := build()
+		if err != nil {
+			return unsent()
+		}
+		return c.exchange(c.oneShot, req, a, nil)
+	}
+	if s.closed.Load() {
+		return unsent()
+	}
+	req, a, err := build()
 	if err != nil {
-		return capture.Capture{Outcome: classify(err)}
+		return unsent()
+	}
+	origin := req.URL.Scheme + "://" + req.URL.Host
+	if method == http.MethodHead {
+		// An HTTP/1 response to HEAD has no framing of its own: bytes a
+		// target sends after it (a stray body) would be read as the answer
+		// to the next request. Its connection is not reused. HTTP/2 frames
+		// every response, so there it is.
+		if _, ok := s.h2.Load(origin); !ok {
+			req.Close = true
+		}
+	}
+	got := c.exchange(s.pooled, req, a, s)
+	if got.Outcome == capture.Failed && a.reused.Load() && !a.firstByte.Load() && ctx.Err() == nil {
+		// The reused connection failed before any response byte: the target
+		// closed it while idle (or never read the request). Once more, on a
+		// connection of its own; never for any other failure.
+		req, a, err := build()
+		if err != nil {
+			return unsent()
+		}
+		got = c.exchange(s.fresh, req, a, s)
+	}
+	return got
+}
+
+// exchange sends req on hc and reads the response under the body cap.
+func (c *Client) exchange(hc *http.Client, req *http.Request, a *attempt, s *Session) capture.Capture {
+	resp, err := hc.Do(req)
+	if err != nil {
+		return failure(err, a)
 	}
 	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, int64(c.bodyCap)+1))
-	if len(data) > c.bodyCap {
+	if s != nil && resp.ProtoMajor == 2 {
+		s.h2.Store(req.URL.Scheme+"://"+req.URL.Host, true)
+	}
+	data, err := io.ReadAll(io.LimitReader(resp.Body, int64(c.opts.BodyCap)+1))
+	if len(data) > c.opts.BodyCap {
 		// Status and headers arrived; the body is past the cap and not kept.
+		// Closing the body early also drops the connection: nothing is read
+		// past the cap to make it reusable.
 		return capture.Capture{Outcome: capture.OverCap, Status: resp.StatusCode, Header: capture.Header(resp.Header)}
 	}
 	if err != nil {
 		// An exchange that did not finish is not a response: keep nothing of it.
-		return capture.Capture{Outcome: classify(err)}
+		return failure(err, a)
 	}
 	if data == nil {
 		data = []byte{}
@@ -167,15 +339,8 @@ func (c *Client) do(ctx context.Context, r Request, userAgent string) capture.Ca
 	return capture.Capture{Outcome: capture.OK, Status: resp.StatusCode, Header: capture.Header(resp.Header), Body: data}
 }
 
-// classify tells a timeout (the deadline passed, in any phase) from any other
-// failure (refused, reset, guard refusal, malformed or oversized headers).
-func classify(err error) capture.Outcome {
-	if errors.Is(err, context.DeadlineExceeded) {
-		return capture.Timeout
-	}
-	var ne net.Error
-	if errors.As(err, &ne) && ne.Timeout() {
-		return capture.Timeout
-	}
-	return capture.Failed
+// failure is the capture of an exchange that ended in err.
+func failure(err error, a *attempt) capture.Capture {
+	out, why := classify(err, a)
+	return capture.Capture{Outcome: out, Error: why}
 }

@@ -70,8 +70,16 @@ func Inventory() []Probe {
 // RunProbes sends the inventory to url one request after another, in order,
 // each with ProbeUserAgent and its own timeout, and returns exactly one
 // capture per probe. When the baseline GET is not OK (failed, timeout or over
-// cap) the other six are not sent and their captures say NotSent.
+// cap) the other six are not sent and their captures say NotSent. The seven
+// share a connection scope of their own, closed when they are done.
 func (c *Client) RunProbes(ctx context.Context, url string) []capture.Capture {
+	s := c.Session()
+	defer s.Close()
+	return s.RunProbes(ctx, url)
+}
+
+// RunProbes is Client.RunProbes on this scope's connections.
+func (s *Session) RunProbes(ctx context.Context, url string) []capture.Capture {
 	inv := Inventory()
 	out := make([]capture.Capture, len(inv))
 	for i, p := range inv {
@@ -79,7 +87,7 @@ func (c *Client) RunProbes(ctx context.Context, url string) []capture.Capture {
 			out[i] = capture.Capture{Outcome: capture.NotSent}
 			continue
 		}
-		out[i] = c.do(ctx, Request{Method: p.Method, URL: url, Header: p.Header, Body: p.Body}, ProbeUserAgent)
+		out[i] = s.c.do(ctx, Request{Method: p.Method, URL: url, Header: p.Header, Body: p.Body}, ProbeUserAgent, s)
 	}
 	return out
 }
