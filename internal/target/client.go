@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
+	"crypto/x509"
 	"io"
 	"net"
 	"net/http"
@@ -38,6 +39,8 @@ type Options struct {
 	// resolver replaces the system resolver (tests: a name that cannot
 	// resolve, without a packet leaving the machine).
 	resolver *net.Resolver
+	// rootCAs replaces the system roots (tests: a loopback certificate).
+	rootCAs *x509.CertPool
 }
 
 // Client fetches targets under fixed limits. It is safe for concurrent use.
@@ -87,7 +90,7 @@ func (c *Client) transport(idlePerHost int, sessions tls.ClientSessionCache) *ht
 	tr := &http.Transport{
 		Proxy:                  nil, // never a proxy from the environment
 		DialContext:            c.dial,
-		TLSClientConfig:        &tls.Config{ClientSessionCache: sessions},
+		TLSClientConfig:        &tls.Config{ClientSessionCache: sessions, RootCAs: c.opts.rootCAs},
 		TLSHandshakeTimeout:    c.opts.Timeout,
 		DisableCompression:     true, // no Accept-Encoding; the body stays as received
 		MaxResponseHeaderBytes: c.opts.HeaderCap,

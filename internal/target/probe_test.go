@@ -176,14 +176,18 @@ func TestRunProbesStopsAfterAFailedBaseline(t *testing.T) {
 		wantHit int
 	}{
 		{"baseline over cap", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(402); writeN(w, capture.BodyCapBytes+1) }, capture.OverCap, 1},
-		{"baseline timeout", func(w http.ResponseWriter, r *http.Request) { stall(r) }, capture.Timeout, 1},
+		{"baseline timeout", func(w http.ResponseWriter, r *http.Request) { stall(r) }, capture.Timeout, 1}, // shortClient below
 		{"baseline reset", func(w http.ResponseWriter, r *http.Request) { reset(t, w, "") }, capture.Failed, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			rec := &recorder{answer: tt.answer}
 			srv := newServer(t, rec)
-			got := privateClient().RunProbes(context.Background(), srv.URL)
+			c := privateClient()
+			if tt.want == capture.Timeout {
+				c = shortClient() // the target never answers
+			}
+			got := c.RunProbes(context.Background(), srv.URL)
 			if len(got) != 7 || got[0].Outcome != tt.want {
 				t.Fatalf("got %d captures, baseline %v; want 7, %v", len(got), got[0].Outcome, tt.want)
 			}
