@@ -320,12 +320,13 @@ func TestFailuresThatAreNotRetried(t *testing.T) {
 func quietLog(t *testing.T) *bytes.Buffer {
 	var buf bytes.Buffer
 	var mu sync.Mutex
+	prev := log.Writer()
 	log.SetOutput(writerFunc(func(p []byte) (int, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		return buf.Write(p)
 	}))
-	t.Cleanup(func() { log.SetOutput(nil) })
+	t.Cleanup(func() { log.SetOutput(prev) })
 	return &buf
 }
 
