@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -105,5 +106,78 @@ func TestCheckEndIsStampedAfterTheFetch(t *testing.T) {
 	}}
 	if rep, _ := r.Check(context.Background(), "https://seller.example/"); rep.State != verdict.NotA402 {
 		t.Errorf("state %s", rep.State)
+	}
+}
+
+// Each op runs in a connection scope of its own: memo's two GETs share one
+// connection, probe's seven two (none is reused after HEAD over HTTP/1), and
+// no connection outlives its op or serves another op.
+func TestEachOpHasItsOwnConnectionScope(t *testing.T) {
+	var opened, closed atomic.Int64
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusPaymentRequired)
+		io.WriteString(w, `{"x402Version":1}`)
+	}))
+	closedCh := make(chan struct{}, 64)
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		switch s {
+		case http.StateNew:
+			opened.Add(1)
+		case http.StateClosed:
+			closed.Add(1)
+			closedCh <- struct{}{}
+		}
+	}
+	srv.Start()
+	defer srv.Close()
+	waitClosed := func(n int64) {
+		t.Helper()
+		deadline := time.After(time.Minute) // turns a hang into a failure only
+		for closed.Load() < n {
+			select {
+			case <-closedCh:
+			case <-deadline:
+				t.Fatalf("%d of %d connections closed", closed.Load(), n)
+			}
+		}
+	}
+	r := runner(t)
+	ctx := context.Background()
+	if _, err := r.Memo(ctx, srv.URL); err != nil {
+		t.Fatal(err)
+	}
+	if opened.Load() != 1 {
+		t.Fatalf("memo opened %d connections, want 1", opened.Load())
+	}
+	waitClosed(1)
+	if _, err := r.Probe(ctx, srv.URL); err != nil {
+		t.Fatal(err)
+	}
+	if opened.Load() != 3 {
+		t.Fatalf("probe opened %d connections, want 2", opened.Load()-1)
+	}
+	waitClosed(3)
+	// Two memos at once (two callers of serve): four GETs, two connections.
+	done := make(chan struct{})
+	for range 2 {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			r.Memo(ctx, srv.URL)
+		}()
+	}
+	<-done
+	<-done
+	if opened.Load() != 5 {
+		t.Fatalf("two memos opened %d connections, want 2", opened.Load()-3)
+	}
+	waitClosed(5)
+}
+
+func TestScopedLeavesAFetcherThatOpensNoScopes(t *testing.T) {
+	f := &stamped{}
+	r, done := Runner{Fetcher: f}.Scoped(4)
+	done()
+	if r.Fetcher != Fetcher(f) {
+		t.Fatal("Scoped replaced a fetcher that opens no scopes")
 	}
 }
