@@ -74,11 +74,19 @@ type scanLine struct {
 	} `json:"error"`
 }
 
+// scanLines decodes the records of scan's output, after its header record
+// (which must come first).
 func scanLines(t *testing.T, out string) map[int]scanLine {
 	t.Helper()
 	got := map[int]scanLine{}
-	for _, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+	for i, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
 		if l == "" {
+			continue
+		}
+		if i == 0 {
+			if !strings.HasPrefix(l, `{"header":{"op":`) {
+				t.Fatalf("the first line is not the header: %q", l)
+			}
 			continue
 		}
 		var rec scanLine
@@ -126,6 +134,23 @@ func TestScanJSONLinesAndSummary(t *testing.T) {
 	}
 	if f.calls.Load() != 2 {
 		t.Errorf("fetches = %d, want 2 (a refusal is never fetched)", f.calls.Load())
+	}
+}
+
+// --full: no header, and every record carries every report field.
+func TestScanFullRepeatsEveryField(t *testing.T) {
+	stdout, stderr, code := runScanCLI(t, context.Background(), &scanFetcher{}, false, goldenURL+"\n", "--op", "check", "--full")
+	if code != ExitOK {
+		t.Fatalf("exit %d, stderr:\n%s", code, stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	if len(lines) != 1 || strings.HasPrefix(lines[0], `{"header"`) {
+		t.Fatalf("lines = %q, want one record and no header", lines)
+	}
+	for _, k := range []string{`"disclosure_sentence":`, `"honesty_line":`, `"retention":`} {
+		if !strings.Contains(lines[0], k) {
+			t.Errorf("the --full record lacks %s", k)
+		}
 	}
 }
 
@@ -188,7 +213,7 @@ func TestScanUsageAndInputErrors(t *testing.T) {
 
 func TestScanEmptyInputIsOK(t *testing.T) {
 	stdout, stderr, code := runScanCLI(t, context.Background(), &scanFetcher{}, false, "# nothing yet\n", "--op", "memo")
-	if code != ExitOK || stdout != "" || !strings.Contains(stderr, "scan --op memo: 0 URLs") || !strings.Contains(stderr, "BOUND") {
+	if code != ExitOK || len(scanLines(t, stdout)) != 0 || !strings.Contains(stderr, "scan --op memo: 0 URLs") || !strings.Contains(stderr, "BOUND") {
 		t.Errorf("exit %d, stdout %q, stderr:\n%s", code, stdout, stderr)
 	}
 }

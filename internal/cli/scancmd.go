@@ -31,10 +31,12 @@ func init() {
 }
 
 func runScan(ctx context.Context, e Env, args []string) int {
-	fs := newFlagSet(e, "scan", "scan --op check|memo|probe [--concurrency 64] [--per-host 4] [--allow-private] [--quiet] [--out FILE] [URLS.txt | -]",
+	fs := newFlagSet(e, "scan", "scan --op check|memo|probe [--concurrency 64] [--per-host 4] [--allow-private] [--quiet] [--full] [--out FILE] [URLS.txt | -]",
 		`Input (a file, or stdin when none or -): one URL per line (blank and # lines ignored), a JSON
 array of URLs, or an x402 Bazaar discovery document (resources[].resource). Output: JSON Lines,
-one record per entry in completion order; a summary on stderr (docs/performance.md).
+one record per entry in completion order, after a header record that carries the texts every
+report shares (--full: no header, every field on every record); a summary on stderr
+(docs/performance.md).
 exit status: 0 every entry has a record (refusals included); 1 unreadable or malformed input,
 or a failed write; 2 bad usage; 130 interrupted.`)
 	op := fs.String("op", "", "the op to run on every URL (required): `OP` is check, memo or probe")
@@ -43,14 +45,14 @@ or a failed write; 2 bad usage; 130 interrupted.`)
 	allowPrivate := fs.Bool("allow-private", false, "allow loopback and private target addresses (a seller's staging)")
 	quiet := fs.Bool("quiet", false, "no progress bar (it is drawn only when stderr is a terminal)")
 	outPath := fs.String("out", "", "write the JSON Lines to `FILE` instead of stdout")
+	full := fs.Bool("full", false, "repeat every report field on every record (default: a header record first carries the texts every report shares)")
 	pos, err := parseFlags(e, fs, args)
 	if err != nil {
 		return usageExit(err)
 	}
-	ops3 := []string{ops.OpCheck, ops.OpMemo, ops.OpProbe}
 	switch {
-	case !oneOf(*op, ops3):
-		fmt.Fprintf(e.Stderr, "payability scan: --op must be one of %s\n", quoteList(ops3))
+	case !oneOf(*op, scan.Ops):
+		fmt.Fprintf(e.Stderr, "payability scan: --op must be one of %s\n", quoteList(scan.Ops))
 		return exitUsage
 	case *concurrency < 1 || *perHost < 1:
 		fmt.Fprintln(e.Stderr, "payability scan: --concurrency and --per-host must be at least 1")
@@ -105,6 +107,7 @@ or a failed write; 2 bad usage; 130 interrupted.`)
 		Concurrency: *concurrency,
 		PerHost:     *perHost,
 		Out:         out,
+		Full:        *full,
 	})
 
 	// stderr is shared by the progress bar, the interruption notice and the

@@ -97,8 +97,9 @@ func BenchmarkEncodeCheckRecord(b *testing.B) {
 		b.Fatal(err)
 	}
 	rec := Record{Line: 12, URL: rep.URL, Report: rep}
+	s := New(Options{Op: ops.OpCheck})
 	b.ReportAllocs()
 	for b.Loop() {
-		_ = encode(rec)
+		_ = s.encode(rec)
 	}
 }

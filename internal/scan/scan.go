@@ -18,10 +18,13 @@ import (
 	"io"
 	"net"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/exchangerebel/payability/internal/corpus"
+	"github.com/exchangerebel/payability/internal/criteria"
 	"github.com/exchangerebel/payability/internal/ops"
 	"github.com/exchangerebel/payability/internal/target"
 )
@@ -64,6 +67,50 @@ type Options struct {
 
 	// Out receives the JSON Lines records. It is written from one goroutine.
 	Out io.Writer
+
+	// Full repeats every report field on every record. Without it the
+	// first line is a Header record holding the texts that are the same in
+	// every report of the run (the disclosure sentence, honesty line,
+	// retention and, for probe, the no-funds property), and the records
+	// leave them out.
+	Full bool
+}
+
+// Ops lists the ops a scan runs, in the order usage names them. A new op
+// joins here and in ops.Runner.Run.
+var Ops = []string{ops.OpCheck, ops.OpMemo, ops.OpProbe}
+
+// Header is the first record of a scan's output without Options.Full:
+// {"header":{...}}. It names the op and its criteria, says which report
+// fields the records leave out, and carries them once.
+type Header struct {
+	Op                 string     `json:"op"`
+	Service            string     `json:"service"`
+	Version            string     `json:"version"`
+	CriteriaID         string     `json:"criteria_id"`
+	CriteriaRevision   string     `json:"criteria_revision"`
+	Corpus             corpus.Ref `json:"corpus"`
+	Omitted            []string   `json:"omitted"` // report fields the records leave out, carried here
+	DisclosureSentence string     `json:"disclosure_sentence"`
+	HonestyLine        string     `json:"honesty_line"`
+	Retention          string     `json:"retention"`
+	NoFundsProperty    string     `json:"no_funds_property,omitempty"`
+}
+
+// NewHeader is the header of a scan running op.
+func NewHeader(op string) Header {
+	env := ops.NewEnvelope(op, "", time.Time{}, "")
+	h := Header{
+		Op: op, Service: env.Service, Version: env.Version, CriteriaID: env.CriteriaID,
+		CriteriaRevision: env.CriteriaRevision, Corpus: env.Corpus,
+		Omitted:            []string{"disclosure_sentence", "honesty_line", "retention"},
+		DisclosureSentence: env.DisclosureSentence, HonestyLine: env.HonestyLine, Retention: env.Retention,
+	}
+	if op == ops.OpProbe {
+		h.NoFundsProperty = criteria.RailProbe().NoFundsProperty
+		h.Omitted = append(h.Omitted, "no_funds_property")
+	}
+	return h
 }
 
 // Record is one line of the output: the entry's input line and URL, and one
@@ -149,7 +196,7 @@ var ErrUnknownOp = ops.ErrUnknownOp
 // in either case. The error is a malformed or unreadable input (the entries
 // before it are still run), or a failed write to Out.
 func (s *Scanner) Run(ctx context.Context, in *Input) (Summary, error) {
-	if s.opts.Op != ops.OpCheck && s.opts.Op != ops.OpMemo && s.opts.Op != ops.OpProbe {
+	if !slices.Contains(Ops, s.opts.Op) {
 		return Summary{}, ErrUnknownOp
 	}
 	s.tally.start()
@@ -212,9 +259,15 @@ func (s *Scanner) Run(ctx context.Context, in *Input) (Summary, error) {
 	results := make(chan result, s.opts.Concurrency)
 	writeErr := make(chan error, 1)
 	writerDone := make(chan struct{})
+	var header []byte
+	if !s.opts.Full {
+		header = encodeLine(struct {
+			Header Header `json:"header"`
+		}{NewHeader(s.opts.Op)})
+	}
 	go func() {
 		defer close(writerDone)
-		s.write(results, writeErr, func() { stopFeed(); cancelWork() })
+		s.write(header, results, writeErr, func() { stopFeed(); cancelWork() })
 	}()
 
 	d := dispatcher{
@@ -251,7 +304,7 @@ func (s *Scanner) Run(ctx context.Context, in *Input) (Summary, error) {
 
 // write is the only goroutine that touches Out. On a write error it keeps
 // draining results (so no op blocks) and stops the scan.
-func (s *Scanner) write(results <-chan result, writeErr chan<- error, stop func()) {
+func (s *Scanner) write(header []byte, results <-chan result, writeErr chan<- error, stop func()) {
 	bw := bufio.NewWriterSize(s.opts.Out, 64<<10)
 	failed := false
 	fail := func(err error) {
@@ -259,6 +312,11 @@ func (s *Scanner) write(results <-chan result, writeErr chan<- error, stop func(
 			failed = true
 			writeErr <- err
 			stop()
+		}
+	}
+	if header != nil {
+		if _, err := bw.Write(header); err != nil {
+			fail(err)
 		}
 	}
 	for r := range results {
@@ -360,7 +418,7 @@ func (d *dispatcher) admit(it Item) {
 		}
 	}
 	if it.Rule != "" {
-		d.results <- result{line: encode(Record{Line: it.Line, URL: it.URL, Refused: &Refusal{Rule: it.Rule}}), key: tallyKey{refused: it.Rule}}
+		d.results <- result{line: d.s.encode(Record{Line: it.Line, URL: it.URL, Refused: &Refusal{Rule: it.Rule}}), key: tallyKey{refused: it.Rule}}
 		return
 	}
 	h := HostKey(it.URL)
@@ -461,7 +519,7 @@ func (d *dispatcher) run(it Item) result {
 		rec.Report = rep
 		key = keyOf(rep)
 	}
-	return result{line: encode(rec), key: key}
+	return result{line: d.s.encode(rec), key: key}
 }
 
 // keyOf is what the summary counts of a report.
@@ -470,22 +528,94 @@ func keyOf(rep ops.Report) tallyKey {
 	if p, ok := rep.(ops.ProbeReport); ok {
 		k.direct = p.Grades.Direct.Grade
 		k.facilitator = p.Grades.Facilitator.Grade
+		k.exposures = p.Exposures
 	}
 	return k
 }
 
-// encode renders one record as a JSON line. URLs keep their '&', '<' and
-// '>' as written.
-func encode(r Record) []byte {
+// encode renders one record as a JSON line, its URL redacted (RedactURL)
+// and, unless Options.Full, without the texts the header carries.
+func (s *Scanner) encode(r Record) []byte {
+	r.URL = RedactURL(r.URL)
+	line := encodeLine(r)
+	if line == nil {
+		// Reports are plain structs; this cannot happen. Keep the line well formed.
+		return encodeLine(Record{Line: r.Line, URL: r.URL, Error: &Problem{Code: CodeInternal}})
+	}
+	if !s.opts.Full && r.Report != nil {
+		line = omitHeaderTexts(line, r.Report)
+	}
+	return line
+}
+
+// encodeLine renders v as one JSON line; nil if it cannot be encoded. URLs
+// keep their '&', '<' and '>' as written.
+func encodeLine(v any) []byte {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(r); err != nil {
-		// Reports are plain structs; this cannot happen. Keep the line well formed.
-		b.Reset()
-		_ = enc.Encode(Record{Line: r.Line, URL: r.URL, Error: &Problem{Code: CodeInternal}})
+	if err := enc.Encode(v); err != nil {
+		return nil
 	}
 	return b.Bytes()
+}
+
+// omitHeaderTexts removes from an encoded record the report fields that the
+// header carries. They are cut as the exact bytes encoding/json wrote for
+// them (the envelope's three consecutive fields, and probe's last), computed
+// from the report's own values: a quote inside any string value is escaped,
+// so these bytes can only match the fields themselves. A report that does
+// not carry them verbatim keeps them.
+func omitHeaderTexts(line []byte, rep ops.Report) []byte {
+	env := rep.Common()
+	var texts bytes.Buffer
+	texts.WriteString(`,"disclosure_sentence":`)
+	texts.Write(jsonString(env.DisclosureSentence))
+	texts.WriteString(`,"honesty_line":`)
+	texts.Write(jsonString(env.HonestyLine))
+	texts.WriteString(`,"retention":`)
+	texts.Write(jsonString(env.Retention))
+	line = cutOnce(line, texts.Bytes())
+	if p, ok := rep.(ops.ProbeReport); ok {
+		line = cutOnce(line, append([]byte(`,"no_funds_property":`), jsonString(p.NoFundsProperty)...))
+	}
+	return line
+}
+
+func jsonString(s string) []byte {
+	b := encodeLine(s)
+	return b[:len(b)-1] // the encoder's newline
+}
+
+func cutOnce(b, sub []byte) []byte {
+	i := bytes.Index(b, sub)
+	if i < 0 {
+		return b
+	}
+	return append(b[:i], b[i+len(sub):]...)
+}
+
+// RedactURL replaces the userinfo of a URL with REDACTED, so a scan never
+// echoes credentials: "http://user:pw@host/p" is written
+// "http://REDACTED@host/p". It works on the text, so it also covers URLs
+// that do not parse or that a rule before url_userinfo refused (a URL over
+// the length limit, a scheme other than http or https): the authority runs
+// from after "://" (or the start, when there is none) to the first '/', '?'
+// or '#', and everything in it up to its last '@' is userinfo.
+func RedactURL(raw string) string {
+	start := 0
+	if i := strings.Index(raw, "://"); i >= 0 {
+		start = i + 3
+	}
+	end := len(raw)
+	if j := strings.IndexAny(raw[start:], "/?#"); j >= 0 {
+		end = start + j
+	}
+	at := strings.LastIndexByte(raw[start:end], '@')
+	if at < 0 {
+		return raw
+	}
+	return raw[:start] + "REDACTED" + raw[start+at:]
 }
 
 // HostKey is the per-host limit's key of a URL that passed the URL policy:

@@ -80,11 +80,24 @@ type line struct {
 	Error   *Problem        `json:"error"`
 }
 
+// decodeLines decodes the records of a scan's output, after its header
+// (which must come first, once).
 func decodeLines(t *testing.T, out []byte) []line {
 	t.Helper()
 	var got []line
-	for _, l := range bytes.Split(bytes.TrimSuffix(out, []byte("\n")), []byte("\n")) {
+	for i, l := range bytes.Split(bytes.TrimSuffix(out, []byte("\n")), []byte("\n")) {
 		if len(l) == 0 {
+			continue
+		}
+		if i == 0 {
+			var h struct {
+				Header *Header `json:"header"`
+			}
+			dec := json.NewDecoder(bytes.NewReader(l))
+			dec.DisallowUnknownFields()
+			if err := dec.Decode(&h); err != nil || h.Header == nil || h.Header.DisclosureSentence == "" {
+				t.Fatalf("the first line is not a header: %s: %v", l, err)
+			}
 			continue
 		}
 		var rec line
@@ -458,8 +471,8 @@ func TestManyURLsStreamWithBoundedWaiting(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sum.Reports != 2000 || out.lines.Load() != 2000 {
-		t.Errorf("reports = %d, lines = %d, want 2000", sum.Reports, out.lines.Load())
+	if sum.Reports != 2000 || out.lines.Load() != 2001 {
+		t.Errorf("reports = %d, lines = %d, want 2000 and a header", sum.Reports, out.lines.Load())
 	}
 	if sc.peakWaiting == 0 || sc.peakWaiting > 50 {
 		t.Errorf("peak entries waiting = %d, want 1..50 (the window), whatever the input's length", sc.peakWaiting)

@@ -23,10 +23,15 @@ type Summary struct {
 	// Direct and Facilitator count probe reports by rail grade (probe only).
 	Direct      map[string]int `json:"direct,omitempty"`
 	Facilitator map[string]int `json:"facilitator,omitempty"`
-	Refused     int            `json:"refused"`
-	RefusedBy   map[string]int `json:"refused_by_rule"`
-	Errors      int            `json:"errors"`
-	ErrorsBy    map[string]int `json:"errors_by_code"`
+	// Exposed counts probe reports with at least one exposure, Exposures
+	// each exposure (FAIL-OPEN:<probe>, METHOD-UNPAID-2XX:<method>) over
+	// all reports (probe only).
+	Exposed   int            `json:"exposed,omitempty"`
+	Exposures map[string]int `json:"exposures,omitempty"`
+	Refused   int            `json:"refused"`
+	RefusedBy map[string]int `json:"refused_by_rule"`
+	Errors    int            `json:"errors"`
+	ErrorsBy  map[string]int `json:"errors_by_code"`
 	// NotStarted counts entries that were read but never started because the
 	// scan was interrupted (entries not yet read are not counted anywhere).
 	NotStarted  int           `json:"not_started"`
@@ -42,6 +47,7 @@ type tallyKey struct {
 	direct, facilitator verdict.Grade
 	refused             string
 	problem             string
+	exposures           []string
 }
 
 // tally is the running count, shared by the writer and the progress reader.
@@ -55,6 +61,8 @@ type tally struct {
 	facilitator map[string]int
 	refused     map[string]int
 	problems    map[string]int
+	exposures   map[string]int
+	exposed     int
 	reports     int
 	nRefused    int
 	nProblems   int
@@ -68,6 +76,7 @@ func (t *tally) init(op string) {
 	t.facilitator = map[string]int{}
 	t.refused = map[string]int{}
 	t.problems = map[string]int{}
+	t.exposures = map[string]int{}
 }
 
 func (t *tally) start() {
@@ -98,6 +107,12 @@ func (t *tally) add(k tallyKey) {
 		if t.op == ops.OpProbe {
 			t.direct[string(k.direct)]++
 			t.facilitator[string(k.facilitator)]++
+			if len(k.exposures) > 0 {
+				t.exposed++
+			}
+			for _, e := range k.exposures {
+				t.exposures[e]++
+			}
 		}
 	}
 }
@@ -123,6 +138,8 @@ func (t *tally) summary() Summary {
 	if t.op == ops.OpProbe {
 		s.Direct = withKnown(t.direct, gradeOrder())
 		s.Facilitator = withKnown(t.facilitator, gradeOrder())
+		s.Exposed = t.exposed
+		s.Exposures = clone(t.exposures)
 	}
 	if wall > 0 {
 		s.URLsPerSec = float64(s.Records) / wall.Seconds()
@@ -243,6 +260,7 @@ func (s Summary) WriteText(w io.Writer) error {
 				row(rail.name+" "+g, rail.m[g], "")
 			}
 		}
+		row("exposed", s.Exposed, breakdown(s.Exposures))
 	}
 	row("refused", s.Refused, breakdown(s.RefusedBy))
 	row("errors", s.Errors, breakdown(s.ErrorsBy))

@@ -99,7 +99,12 @@ func (c *Client) transport(idlePerHost int, sessions tls.ClientSessionCache) *ht
 	if idlePerHost <= 0 {
 		tr.DisableKeepAlives = true
 	} else {
+		// The bound is on every connection to a host, not only idle ones:
+		// the job's requests to one host never hold more than this many
+		// connections at once (a request waits for one to be free rather
+		// than dialling past the bound).
 		tr.MaxIdleConnsPerHost = idlePerHost
+		tr.MaxConnsPerHost = idlePerHost
 		tr.IdleConnTimeout = 30 * time.Second
 	}
 	return tr
@@ -132,8 +137,9 @@ func (c *Client) Session() *Session { return c.Pool(1) }
 func (c *Client) Scope(idlePerHost int) Scope { return c.Pool(idlePerHost) }
 
 // Pool opens a connection scope shared by the ops of one job that runs many
-// at once (a scan run): at most idlePerHost idle connections are kept per
-// host (at least 1). Close it when the job ends.
+// at once (a scan run): at most idlePerHost connections per host (at least
+// 1), busy or idle; a retry after a reused connection failed takes one more,
+// closed after it. Close the scope when the job ends.
 func (c *Client) Pool(idlePerHost int) *Session {
 	idlePerHost = max(idlePerHost, 1)
 	sessions := tls.NewLRUClientSessionCache(64)
