@@ -6,11 +6,7 @@
 package report
 
 import (
-	"bytes"
 	"encoding/json"
-	"io"
-
-	"github.com/gowebpki/jcs"
 )
 
 // MaxSafeInteger is the largest integer every JSON reader holds exactly
@@ -50,36 +46,15 @@ func Canonical(v any) ([]byte, error) {
 	return canonicalBytes(raw)
 }
 
-// canonicalBytes canonicalizes JSON text: jcs validates it (syntax, UTF-8,
-// duplicate names, nesting) and writes the canonical form, whose numbers
-// are then in ES6 shortest form, so a safe integer is exactly a run of
-// digits with an optional minus sign and a bounded value.
+// canonicalBytes canonicalizes JSON text in one pass (canon.go): it is
+// validated (syntax, UTF-8, surrogates, duplicate names, nesting) and
+// written in canonical form, numbers in ES6 form, every one a safe integer.
 func canonicalBytes(raw []byte) ([]byte, error) {
-	out, err := jcs.Transform(raw)
+	v, err := canonicalTree(raw)
 	if err != nil {
-		return nil, ErrInvalidJSON
-	}
-	if err := checkNumbers(out); err != nil {
 		return nil, err
 	}
-	return out, nil
-}
-
-func checkNumbers(canonical []byte) error {
-	dec := json.NewDecoder(bytes.NewReader(canonical))
-	dec.UseNumber()
-	for {
-		tok, err := dec.Token()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return ErrInvalidJSON
-		}
-		if n, ok := tok.(json.Number); ok && !safeInteger(string(n)) {
-			return ErrUnsafeNumber
-		}
-	}
+	return v.bytes(), nil
 }
 
 // safeInteger reports whether s, an ES6-formatted number, is an integer

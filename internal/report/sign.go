@@ -37,49 +37,54 @@ var ErrBadKey = &Error{"bad_key"}
 // json.RawMessage); a "signature" member already in it is replaced. The
 // signature covers the RFC 8785 canonical form of the document without its
 // "signature" member.
+//
+// The document is marshalled once and canonicalized once; the signed bytes
+// and the result are both written from that one canonical tree.
 func Sign(doc any, key Key) ([]byte, error) {
 	if err := key.check(); err != nil {
 		return nil, err
 	}
-	members, err := objectMembers(doc)
-	if err != nil {
-		return nil, err
-	}
-	delete(members, signatureMember)
-	signed, err := Canonical(members)
-	if err != nil {
-		return nil, err
-	}
-	sig := Signature{
-		Alg:   AlgEd25519,
-		Kid:   key.Kid,
-		Value: base64.RawURLEncoding.EncodeToString(ed25519.Sign(key.Private, signed)),
-	}
-	raw, err := json.Marshal(sig)
+	raw, err := json.Marshal(doc)
 	if err != nil {
 		return nil, ErrInvalidJSON
 	}
-	members[signatureMember] = raw
-	return Canonical(members)
+	tree, err := canonicalTree(raw)
+	if err != nil {
+		return nil, err
+	}
+	if tree.kind != kindObject {
+		return nil, ErrInvalidJSON
+	}
+	if i := tree.member(signatureMember); i >= 0 {
+		tree = tree.without(i)
+	}
+	signed := tree.bytes()
+	value := base64.RawURLEncoding.EncodeToString(ed25519.Sign(key.Private, signed))
+	// The signature member in canonical form: its names are already in order.
+	sig := []byte(`{"alg":`)
+	sig = appendQuoted(sig, AlgEd25519)
+	sig = append(sig, `,"kid":`...)
+	sig = appendQuoted(sig, key.Kid)
+	sig = append(sig, `,"value":`...)
+	sig = appendQuoted(sig, value)
+	sig = append(sig, '}')
+	out := tree.with(cmember{name: signatureMember, qname: []byte(`"signature"`), val: cval{text: sig}})
+	return out.bytes(), nil
 }
 
 // Verify checks a signed document against keys and returns the kid that
 // signed it. The document is recanonicalized, so whitespace and member order
 // do not matter; any change to a value does. Errors are the Err values above.
 func Verify(signedJSON []byte, keys KeySet) (kid string, err error) {
-	canonical, err := canonicalBytes(signedJSON)
-	if err != nil {
+	tree, err := canonicalTree(signedJSON)
+	if err != nil || tree.kind != kindObject {
 		return "", ErrMalformed
 	}
-	var members map[string]json.RawMessage
-	if err := json.Unmarshal(canonical, &members); err != nil || members == nil {
-		return "", ErrMalformed
-	}
-	rawSig, ok := members[signatureMember]
-	if !ok {
+	i := tree.member(signatureMember)
+	if i < 0 {
 		return "", ErrNoSignature
 	}
-	sig, err := parseSignature(rawSig)
+	sig, err := parseSignature(tree.members[i].val.bytes())
 	if err != nil {
 		return "", err
 	}
@@ -94,12 +99,8 @@ func Verify(signedJSON []byte, keys KeySet) (kid string, err error) {
 	if err != nil || len(value) != ed25519.SignatureSize {
 		return "", ErrMalformed
 	}
-	delete(members, signatureMember)
-	signed, err := Canonical(members)
-	if err != nil {
-		return "", ErrMalformed
-	}
-	if !ed25519.Verify(pub, signed, value) {
+	rest := tree.without(i)
+	if !ed25519.Verify(pub, rest.bytes(), value) {
 		return "", ErrBadSignature
 	}
 	return sig.Kid, nil
@@ -122,17 +123,4 @@ func parseSignature(raw json.RawMessage) (Signature, error) {
 		}
 	}
 	return sig, nil
-}
-
-// objectMembers canonicalizes doc and splits it into its top-level members.
-func objectMembers(doc any) (map[string]json.RawMessage, error) {
-	canonical, err := Canonical(doc)
-	if err != nil {
-		return nil, err
-	}
-	var members map[string]json.RawMessage
-	if err := json.Unmarshal(canonical, &members); err != nil || members == nil {
-		return nil, ErrInvalidJSON
-	}
-	return members, nil
 }
