@@ -6,7 +6,9 @@
 //
 //	go run ./bench                         # every scenario, each in its own process
 //	go run ./bench -scenario ratio         # (a), (a'), (b), (c) at -c 64, zero latency
+//	go run ./bench -scenario samehost      # one host: scan check|memo|probe vs raw keep-alive GETs
 //	go run ./bench -scenario latency       # 10,000 URLs at -c 256 against a 50 ms target
+//	go run ./bench -scenario rtt [-rtt 40ms] [-http1]   # TLS targets behind a latency relay
 //	go run ./bench -scenario memory -n 100000
 //	go run ./bench -scenario ratio -cpuprofile check.pprof   # profile phase (b)
 //
@@ -31,7 +33,7 @@ import (
 
 func main() {
 	serve := flag.Bool("serve", false, "internal: run the loopback targets (the child process)")
-	scenario := flag.String("scenario", "all", "ratio, latency, memory or all (each scenario in its own process)")
+	scenario := flag.String("scenario", "all", "ratio, samehost, latency, rtt, memory or all (each scenario in its own process)")
 	n := flag.Int("n", 0, "URLs per phase (default: ratio 20000, latency 10000, memory 100000)")
 	c := flag.Int("c", 0, "concurrency (default: 64; latency 256)")
 	perHost := flag.Int("per-host", 4, "per-host limit of the scanner")
@@ -40,11 +42,14 @@ func main() {
 	idle := flag.Duration("wait-idle", 0, "before each round or scenario, wait up to this long for the machine to be idle (a shared machine)")
 	rounds := flag.Int("rounds", 3, "ratio scenario: rounds of the four phases (medians are reported)")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of phase (b), scan --op check, to `FILE`")
+	rtt := flag.Duration("rtt", 40*time.Millisecond, "rtt scenario: the round trip the loopback relay simulates (half of it each way)")
+	http1 := flag.Bool("http1", false, "rtt scenario: the TLS targets offer HTTP/1.1 only (no h2)")
+	tlsDir := flag.String("tls-dir", "", "internal: the child's certificate and key (rtt scenario)")
 	flag.Parse()
 
 	if *serve {
 		debug.SetGCPercent(scan.GCPercent) // the targets are cheap Go servers too
-		if err := serveTargets(*hosts, max(*latency, 0)); err != nil {
+		if err := serveTargets(*hosts, max(*latency, 0), *tlsDir, *rtt, *http1); err != nil {
 			fmt.Fprintln(os.Stderr, "bench targets:", err)
 			os.Exit(1)
 		}
@@ -64,6 +69,11 @@ func main() {
 	case "latency":
 		idleOrWarn(*idle)
 		err = latencyScenario(or(*n, 10000), or(*c, 256), *perHost, *hosts, orD(*latency, 50*time.Millisecond))
+	case "samehost":
+		err = sameHost(or(*n, 20000), *perHost, *rounds, *cpuprofile, *idle)
+	case "rtt":
+		idleOrWarn(*idle)
+		err = rttScenario(or(*n, 20), *rtt, *http1)
 	case "memory":
 		idleOrWarn(*idle)
 		err = memory(or(*n, 100000), or(*c, 64), *perHost, *hosts, orD(*latency, 0))
@@ -104,7 +114,10 @@ func runAll(idle time.Duration) error {
 	}
 	for _, args := range [][]string{
 		{"-scenario", "ratio"},
+		{"-scenario", "samehost"},
 		{"-scenario", "latency"},
+		{"-scenario", "rtt"},
+		{"-scenario", "rtt", "-http1"},
 		{"-scenario", "memory", "-n", "10000"},
 		{"-scenario", "memory", "-n", "100000"},
 	} {

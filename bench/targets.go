@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"crypto/tls"
 	"encoding/base64"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -23,18 +25,33 @@ import (
 // targets is a running child process serving one fixed 402 challenge on each
 // of several loopback addresses.
 type targets struct {
-	cmd   *exec.Cmd
-	stdin io.WriteCloser
-	addrs []string // host:port, one per listener
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	addrs  []string // host:port, one per listener
+	scheme string   // http, or https behind the latency relay
 }
 
 // startTargets starts the child with n listeners and the given added latency.
 func startTargets(n int, latency time.Duration) (*targets, error) {
+	return startChild(n, "-latency", latency.String())
+}
+
+// startTLSTargets starts the child with n TLS listeners (the certificate and
+// key in dir), each behind a loopback relay that simulates rtt.
+func startTLSTargets(n int, dir string, rtt time.Duration, http1 bool) (*targets, error) {
+	t, err := startChild(n, "-tls-dir", dir, "-rtt", rtt.String(), "-http1="+strconv.FormatBool(http1))
+	if t != nil {
+		t.scheme = "https"
+	}
+	return t, err
+}
+
+func startChild(n int, args ...string) (*targets, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(exe, "-serve", "-hosts", strconv.Itoa(n), "-latency", latency.String())
+	cmd := exec.Command(exe, append([]string{"-serve", "-hosts", strconv.Itoa(n)}, args...)...)
 	cmd.Stderr = os.Stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -47,7 +64,7 @@ func startTargets(n int, latency time.Duration) (*targets, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	t := &targets{cmd: cmd, stdin: stdin}
+	t := &targets{cmd: cmd, stdin: stdin, scheme: "http"}
 	line, err := bufio.NewReader(stdout).ReadString('\n')
 	if err != nil || !strings.HasPrefix(line, "ready ") {
 		t.stop()
@@ -74,14 +91,30 @@ func (t *targets) stop() {
 func (t *targets) pid() int { return t.cmd.Process.Pid }
 
 // url is the single paid route of listener i.
-func (t *targets) url(i int) string { return "http://" + t.addrs[i%len(t.addrs)] + "/paid" }
+func (t *targets) url(i int) string { return t.scheme + "://" + t.addrs[i%len(t.addrs)] + "/paid" }
 
 // serveTargets is the child: listeners on 127.0.0.2, 127.0.0.3, … (all
 // loopback on Linux), each a distinct host for the per-host limit. It prints
 // "ready ADDR…" and serves until its stdin closes.
-func serveTargets(n int, latency time.Duration) error {
+//
+// With tlsDir the listeners speak TLS (HTTP/2 and HTTP/1.1 by ALPN, or
+// HTTP/1.1 only) and each is reached through a relay (relay.go) that
+// simulates rtt: the addresses printed are the relays'.
+func serveTargets(n int, latency time.Duration, tlsDir string, rtt time.Duration, http1 bool) error {
 	var addrs []string
 	var servers []*http.Server
+	var relays []net.Listener
+	var tlsConf *tls.Config
+	if tlsDir != "" {
+		cert, err := tls.LoadX509KeyPair(filepath.Join(tlsDir, "cert.pem"), filepath.Join(tlsDir, "key.pem"))
+		if err != nil {
+			return err
+		}
+		tlsConf = &tls.Config{Certificates: []tls.Certificate{cert}, NextProtos: []string{"h2", "http/1.1"}}
+		if http1 {
+			tlsConf.NextProtos = []string{"http/1.1"}
+		}
+	}
 	for i := 0; i < n; i++ {
 		ip := loopbackIP(i)
 		ln, err := net.Listen("tcp4", ip+":0")
@@ -89,11 +122,33 @@ func serveTargets(n int, latency time.Duration) error {
 			return fmt.Errorf("listen on %s: %w", ip, err)
 		}
 		addr := ln.Addr().String()
-		srv := &http.Server{Handler: challengeHandler("http://"+addr+"/paid", latency), ReadHeaderTimeout: 5 * time.Second}
+		scheme := "http"
+		if tlsConf != nil {
+			rl, err := net.Listen("tcp4", ip+":0")
+			if err != nil {
+				return fmt.Errorf("listen on %s: %w", ip, err)
+			}
+			relays = append(relays, rl)
+			go relay(rl, addr, rtt)
+			addr, scheme = rl.Addr().String(), "https"
+		}
+		srv := &http.Server{Handler: challengeHandler(scheme+"://"+addr+"/paid", latency), ReadHeaderTimeout: 5 * time.Second}
+		if tlsConf != nil {
+			srv.TLSConfig = tlsConf
+			if http1 {
+				srv.TLSNextProto = map[string]func(*http.Server, *tls.Conn, http.Handler){} // no h2
+			}
+			ln = tls.NewListener(ln, tlsConf)
+		}
 		servers = append(servers, srv)
 		addrs = append(addrs, addr)
 		go func() { _ = srv.Serve(ln) }()
 	}
+	defer func() {
+		for _, rl := range relays {
+			rl.Close()
+		}
+	}()
 	fmt.Println("ready " + strings.Join(addrs, " "))
 	_, _ = io.Copy(io.Discard, os.Stdin) // until the parent closes it (or dies)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)

@@ -153,6 +153,9 @@ type Scanner struct {
 	// peakWaiting is the most entries that ever waited at once (for tests:
 	// memory is bounded by it, not by the input's length).
 	peakWaiting int
+	// cuts are the encoded report fields the header carries, cut from every
+	// record unless Options.Full (see omitHeaderTexts).
+	cuts [][]byte
 }
 
 // New returns a Scanner for opts, with defaults filled in.
@@ -171,6 +174,9 @@ func New(opts Options) *Scanner {
 	}
 	s := &Scanner{opts: opts, window: max(8192, 4*opts.Concurrency)}
 	s.tally.init(opts.Op)
+	if !opts.Full {
+		s.cuts = headerCuts(NewHeader(opts.Op))
+	}
 	return s
 }
 
@@ -542,8 +548,10 @@ func (s *Scanner) encode(r Record) []byte {
 		// Reports are plain structs; this cannot happen. Keep the line well formed.
 		return encodeLine(Record{Line: r.Line, URL: r.URL, Error: &Problem{Code: CodeInternal}})
 	}
-	if !s.opts.Full && r.Report != nil {
-		line = omitHeaderTexts(line, r.Report)
+	if r.Report != nil {
+		for _, cut := range s.cuts {
+			line = cutOnce(line, cut)
+		}
 	}
 	return line
 }
@@ -560,26 +568,25 @@ func encodeLine(v any) []byte {
 	return b.Bytes()
 }
 
-// omitHeaderTexts removes from an encoded record the report fields that the
-// header carries. They are cut as the exact bytes encoding/json wrote for
-// them (the envelope's three consecutive fields, and probe's last), computed
-// from the report's own values: a quote inside any string value is escaped,
-// so these bytes can only match the fields themselves. A report that does
-// not carry them verbatim keeps them.
-func omitHeaderTexts(line []byte, rep ops.Report) []byte {
-	env := rep.Common()
+// headerCuts are the bytes a record's report fields that the header carries
+// encode to: the envelope's three consecutive fields, and probe's last,
+// exactly as encoding/json writes them. They are cut from each record as
+// bytes: a quote inside any string value is escaped, so they can only match
+// the fields themselves, and a report that does not carry the header's
+// texts verbatim keeps its own.
+func headerCuts(h Header) [][]byte {
 	var texts bytes.Buffer
 	texts.WriteString(`,"disclosure_sentence":`)
-	texts.Write(jsonString(env.DisclosureSentence))
+	texts.Write(jsonString(h.DisclosureSentence))
 	texts.WriteString(`,"honesty_line":`)
-	texts.Write(jsonString(env.HonestyLine))
+	texts.Write(jsonString(h.HonestyLine))
 	texts.WriteString(`,"retention":`)
-	texts.Write(jsonString(env.Retention))
-	line = cutOnce(line, texts.Bytes())
-	if p, ok := rep.(ops.ProbeReport); ok {
-		line = cutOnce(line, append([]byte(`,"no_funds_property":`), jsonString(p.NoFundsProperty)...))
+	texts.Write(jsonString(h.Retention))
+	cuts := [][]byte{texts.Bytes()}
+	if h.NoFundsProperty != "" {
+		cuts = append(cuts, append([]byte(`,"no_funds_property":`), jsonString(h.NoFundsProperty)...))
 	}
-	return line
+	return cuts
 }
 
 func jsonString(s string) []byte {
