@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"net/textproto"
+	"net/url"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -77,19 +78,19 @@ func New(o Options) *Client {
 		dialer.Control = guardControl
 	}
 	c := &Client{opts: o, dial: dialer.DialContext}
-	c.oneShot = c.httpClient(c.transport(0, nil))
+	c.oneShot = c.httpClient(c.transport(0, nil, c.dial))
 	return c
 }
 
 // transport builds one transport under the client's limits. idlePerHost 0
 // means no keep-alive: one connection per request, closed after it.
-func (c *Client) transport(idlePerHost int, sessions tls.ClientSessionCache) *http.Transport {
+func (c *Client) transport(idlePerHost int, sessions tls.ClientSessionCache, dial func(context.Context, string, string) (net.Conn, error)) *http.Transport {
 	protos := new(http.Protocols)
 	protos.SetHTTP1(true)
 	protos.SetHTTP2(true) // over TLS, when the target offers h2 by ALPN
 	tr := &http.Transport{
 		Proxy:                  nil, // never a proxy from the environment
-		DialContext:            c.dial,
+		DialContext:            dial,
 		TLSClientConfig:        &tls.Config{ClientSessionCache: sessions, RootCAs: c.opts.rootCAs},
 		TLSHandshakeTimeout:    c.opts.Timeout,
 		DisableCompression:     true, // no Accept-Encoding; the body stays as received
@@ -143,13 +144,20 @@ func (c *Client) Scope(idlePerHost int) Scope { return c.Pool(idlePerHost) }
 func (c *Client) Pool(idlePerHost int) *Session {
 	idlePerHost = max(idlePerHost, 1)
 	sessions := tls.NewLRUClientSessionCache(64)
-	return &Session{
-		c:      c,
-		pooled: c.httpClient(c.transport(idlePerHost, sessions)),
-		// A retry goes out on a connection of its own (same dialer, same
-		// guard, same TLS session cache), never on another pooled one.
-		fresh: c.httpClient(c.transport(0, sessions)),
+	s := &Session{c: c, spares: newSpares()}
+	// A new connection is a spare dialled ahead (spare.go) when one is
+	// waiting for its address, else dialled now; both by the guarded dialer.
+	dial := func(ctx context.Context, network, addr string) (net.Conn, error) {
+		if conn, ok := s.spares.take(ctx, addr); ok {
+			return conn, nil
+		}
+		return c.dial(ctx, network, addr)
 	}
+	s.pooled = c.httpClient(c.transport(idlePerHost, sessions, dial))
+	// A retry goes out on a connection of its own (same dialer, same guard,
+	// same TLS session cache), never on another pooled one.
+	s.fresh = c.httpClient(c.transport(0, sessions, c.dial))
+	return s
 }
 
 // Request is one request to a target. Header holds only what a probe names;
@@ -184,7 +192,8 @@ type Session struct {
 	fresh  *http.Client
 	closed atomic.Bool
 	// h2 holds the origins that answered over HTTP/2 in this scope.
-	h2 sync.Map
+	h2     sync.Map
+	spares *spares
 }
 
 // Get fetches url once with a plain unauthenticated GET, reusing a
@@ -203,8 +212,20 @@ func (s *Session) Do(ctx context.Context, r Request) capture.Capture {
 // that owns the scope has returned).
 func (s *Session) Close() {
 	s.closed.Store(true)
+	s.spares.close()
 	s.pooled.CloseIdleConnections()
 	s.fresh.CloseIdleConnections()
+}
+
+// isH2 reports whether the origin of rawURL has answered over HTTP/2 in
+// this scope.
+func (s *Session) isH2(rawURL string) bool {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return false
+	}
+	_, ok := s.h2.Load(u.Scheme + "://" + u.Host)
+	return ok
 }
 
 // reservedHeaders are set by the client or must never be sent to a target.

@@ -23,15 +23,19 @@ import (
 // conns counts the connections a test target accepted and closed.
 type conns struct {
 	opened atomic.Int32
+	news   chan struct{} // one value per accepted connection
 	closed chan struct{} // one value per closed connection
 }
 
-func newConns() *conns { return &conns{closed: make(chan struct{}, 1024)} }
+func newConns() *conns {
+	return &conns{news: make(chan struct{}, 1024), closed: make(chan struct{}, 1024)}
+}
 
 func (c *conns) hook(_ net.Conn, s http.ConnState) {
 	switch s {
 	case http.StateNew:
 		c.opened.Add(1)
+		c.news <- struct{}{}
 	case http.StateClosed, http.StateHijacked:
 		c.closed <- struct{}{}
 	}
@@ -451,5 +455,33 @@ func TestTLSSessionIsResumedWithinTheScope(t *testing.T) {
 	c.RunProbes(context.Background(), srv.URL+"/paid")
 	if !(len(rec.resu) == 7 && !rec.resu[0]) {
 		t.Fatalf("a new scope resumed a session of another: %v", rec.resu)
+	}
+}
+
+// A spare connection nobody took is closed with its scope; a spare is
+// dialled by the guarded dialer like any other.
+func TestSpareConnectionsAreClosedWithTheScope(t *testing.T) {
+	srv, n := countedServer(t, http.HandlerFunc(answer402))
+	s := privateClient().Session()
+	s.spares.prepare(s.c.dial, dialAddr(srv.URL))
+	select {
+	case <-n.news: // the spare is connected (so Close cannot just cancel its dial)
+	case <-time.After(time.Minute): // turns a hang into a failure only
+		t.Fatal("the spare never connected")
+	}
+	s.Close()
+	n.waitClosed(t, 1)
+	if got := n.opened.Load(); got != 1 {
+		t.Fatalf("the target accepted %d connections, want the one spare", got)
+	}
+
+	guarded := New(Options{Timeout: testTimeout}).Session()
+	guarded.spares.prepare(guarded.c.dial, dialAddr(srv.URL))
+	if _, ok := guarded.spares.take(context.Background(), dialAddr(srv.URL)); ok {
+		t.Fatal("the guard let a spare connection through to loopback")
+	}
+	guarded.Close()
+	if got := n.opened.Load(); got != 1 {
+		t.Fatalf("a guarded spare reached the target (%d connections)", got)
 	}
 }
