@@ -92,10 +92,13 @@ func rawGET(t *targets, n, c int, keepAlive bool) phase {
 }
 
 // bareOps runs ops.Runner.Check over n URLs from c goroutines, with no
-// scanner around it (no input parsing, per-host limit, records or summary):
-// what (b) would reach if the scanner cost nothing.
-func bareOps(t *targets, n, c int) phase {
-	r := ops.Runner{Fetcher: target.New(target.Options{AllowPrivate: true, UserAgent: buildinfo.UserAgent})}
+// scanner around it (no input parsing, per-host limit, records or summary)
+// but on a connection pool like a scan run's: what (b) would reach if the
+// scanner cost nothing.
+func bareOps(t *targets, n, c, perHost int) phase {
+	pool := target.New(target.Options{AllowPrivate: true, UserAgent: buildinfo.UserAgent}).Pool(perHost)
+	defer pool.Close()
+	r := ops.Runner{Fetcher: pool}
 	runtime.GC()
 	resetPeakRSS()
 	before := sampleCPU(t.pid())
