@@ -77,6 +77,7 @@ func New(o Options) *Client {
 	if !o.AllowPrivate {
 		dialer.Control = guardControl
 	}
+	scrubTransportLog()
 	c := &Client{opts: o, dial: dialer.DialContext}
 	c.oneShot = c.httpClient(c.transport(0, nil, c.dial))
 	return c

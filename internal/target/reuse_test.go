@@ -485,3 +485,39 @@ func TestSpareConnectionsAreClosedWithTheScope(t *testing.T) {
 		t.Fatalf("a guarded spare reached the target (%d connections)", got)
 	}
 }
+
+// A target that sends bytes after a bodiless answer on a reused connection:
+// the next request still gets its own answer, on a fresh connection, and the
+// bytes never reach the log (net/http would quote them there).
+func TestBytesAfterAResponseNeverReachTheLog(t *testing.T) {
+	logged := quietLog(t)
+	rt := newRawTarget(t, func(conn, req int, r *http.Request, c net.Conn) bool {
+		if conn == 0 {
+			_, _ = io.WriteString(c, "HTTP/1.1 204 No Content\r\n\r\nSTRAY-AFTER-204")
+			return true
+		}
+		_, _ = io.WriteString(c, keepAlive402)
+		return true
+	})
+	s := privateClient().Session() // New puts the filter in front of quietLog's writer
+	defer s.Close()
+	first := s.Get(context.Background(), rt.url())
+	second := s.Get(context.Background(), rt.url())
+	if first.Status != 204 || second.Outcome != capture.OK || second.Status != 402 {
+		t.Fatalf("captures = %v %d, %v %d; want 204 then 402", first.Outcome, first.Status, second.Outcome, second.Status)
+	}
+	if strings.Contains(logged.String(), "STRAY") {
+		t.Fatalf("fetched bytes reached the log: %q", logged.String())
+	}
+}
+
+func TestScrubberPassesOtherLines(t *testing.T) {
+	var buf bytes.Buffer
+	sc := scrubber{&buf}
+	sc.Write([]byte("2026/12/01 10:00:00 http: TLS handshake error from 127.0.0.1:1: EOF\n"))
+	sc.Write([]byte("2026/12/01 10:00:00 Unsolicited response received on idle HTTP channel starting with \"secret\"; err=<nil>\n"))
+	got := buf.String()
+	if !strings.Contains(got, "TLS handshake error") || strings.Contains(got, "secret") || !strings.Contains(got, "2026/12/01 10:00:00 net/http: a target sent bytes") {
+		t.Fatalf("log = %q", got)
+	}
+}
