@@ -230,3 +230,14 @@ func TestRecordShape(t *testing.T) {
 		t.Errorf("unsent P1 %+v", got.Probes[0])
 	}
 }
+
+func TestEveryReasonHasASentence(t *testing.T) {
+	for _, r := range append(StopReasons(), HoldReasons()...) {
+		if r.Sentence() == "" {
+			t.Errorf("%s has no sentence", r)
+		}
+	}
+	if got := Summary(Result{Decision: Go}, "2026-12-01T10:00:00.000Z"); got != "GO: no red flag observed at 2026-12-01T10:00:00.000Z; not a guarantee that a payment will settle or be honoured" {
+		t.Errorf("GO summary %q", got)
+	}
+}

@@ -189,3 +189,5 @@ func safeIdent(s string) string {
 	}
 	return ""
 }
+
+func encodeB64(b []byte) string { return base64.StdEncoding.EncodeToString(b) }
