@@ -34,15 +34,14 @@ func ServiceOf(op string) string {
 type Fetcher interface {
 	Get(ctx context.Context, url string) capture.Capture
 	RunProbes(ctx context.Context, url string) []capture.Capture
-	// Do sends one request under the same limits (preflight's fetches and
-	// probes).
-	Do(ctx context.Context, r target.Request) capture.Capture
 }
 
 // Runner runs ops against live targets.
 type Runner struct {
 	Fetcher Fetcher
 	Now     func() time.Time
+	// Chain makes lint's opt-in chain-readiness look-ups; nil: none.
+	Chain ChainReader
 	// lint grades the preflight's unpaid challenge; nil means lint.Lint.
 	// Tests set it to keep the preflight op's own tests off lint's rules.
 	lint func(lint.Input) lint.Result
@@ -176,13 +175,15 @@ func (r Runner) Run(ctx context.Context, op, url string) (Report, error) {
 		return r.Memo(ctx, url)
 	case OpProbe:
 		return r.Probe(ctx, url)
+	case OpLint:
+		return r.Lint(ctx, url, "GET", nil)
 	}
 	return nil, ErrUnknownOp
 }
 
-// ErrUnknownOp is returned by Run for an op that is not check, memo or probe.
+// ErrUnknownOp is returned by Run for an op that is not check, memo, probe or lint.
 var ErrUnknownOp = errUnknownOp{}
 
 type errUnknownOp struct{}
 
-func (errUnknownOp) Error() string { return "ops: unknown op (want check, memo or probe)" }
+func (errUnknownOp) Error() string { return "ops: unknown op (want check, memo, probe or lint)" }
