@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
@@ -223,4 +224,41 @@ func TestPreflightGoldens(t *testing.T) {
 			golden(t, tt.name+".json", strings.ReplaceAll(string(js), corpus.PreflightRef().SHA256, "<corpus-pin>"))
 		})
 	}
+}
+
+// TestREADMEMainJobCommand: the quick start's main-job command parses and
+// runs as written (against a fetcher that answers nothing, so no packet
+// leaves the machine): STOP not_402, exit 20.
+func TestREADMEMainJobCommand(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var args []string
+	for _, line := range strings.Split(string(raw), "\n") {
+		if rest, ok := strings.CutPrefix(line, "go run ./cmd/payability "); ok {
+			args = strings.Fields(rest)
+			break
+		}
+	}
+	if len(args) == 0 || args[0] != "preflight" {
+		t.Fatalf("the README's main job is %v, want preflight", args)
+	}
+	out, errOut, code := runCLI(t, deadFetcher{}, false, nil, args...)
+	if code != ExitPreflightStop || !strings.Contains(out, "not_402") {
+		t.Errorf("exit %d\n%s%s", code, out, errOut)
+	}
+}
+
+// deadFetcher answers every request as a failed DNS look-up, sending nothing.
+type deadFetcher struct{}
+
+func (deadFetcher) Get(context.Context, string) capture.Capture {
+	return capture.Capture{Outcome: capture.Failed, Error: capture.DNSFailed}
+}
+func (d deadFetcher) RunProbes(ctx context.Context, url string) []capture.Capture {
+	return []capture.Capture{d.Get(ctx, url)}
+}
+func (d deadFetcher) Do(ctx context.Context, r target.Request) capture.Capture {
+	return d.Get(ctx, r.URL)
 }
