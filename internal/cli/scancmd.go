@@ -27,11 +27,11 @@ const ExitInterrupted = 130
 const progressEvery = 200 * time.Millisecond
 
 func init() {
-	register(command{"scan", "run check, memo or probe over many URLs at once (JSON Lines out)", runScan})
+	register(command{"scan", "run check, memo, probe or lint over many URLs at once (JSON Lines out)", runScan})
 }
 
 func runScan(ctx context.Context, e Env, args []string) int {
-	fs := newFlagSet(e, "scan", "scan --op check|memo|probe [--concurrency 64] [--per-host 4] [--allow-private] [--quiet] [--full] [--out FILE] [URLS.txt | -]",
+	fs := newFlagSet(e, "scan", "scan --op check|memo|probe|lint [--concurrency 64] [--per-host 4] [--allow-private] [--quiet] [--full] [--out FILE] [URLS.txt | -]",
 		`Input (a file, or stdin when none or -): one URL per line (blank and # lines ignored), a JSON
 array of URLs, or an x402 Bazaar discovery document (resources[].resource). Output: JSON Lines,
 one record per entry in completion order, after a header record that carries the texts every
@@ -39,7 +39,7 @@ report shares (--full: no header, every field on every record); a summary on std
 (docs/performance.md).
 exit status: 0 every entry has a record (refusals included); 1 unreadable or malformed input,
 or a failed write; 2 bad usage; 130 interrupted.`)
-	op := fs.String("op", "", "the op to run on every URL (required): `OP` is check, memo or probe")
+	op := fs.String("op", "", "the op to run on every URL (required): `OP` is check, memo, probe or lint (lint sends one GET)")
 	concurrency := fs.Int("concurrency", scan.DefaultConcurrency, "at most `N` ops in flight overall")
 	perHost := fs.Int("per-host", scan.DefaultPerHost, "at most `N` ops in flight to one host (hostname:port)")
 	allowPrivate := fs.Bool("allow-private", false, "allow loopback and private target addresses (a seller's staging)")
@@ -294,8 +294,14 @@ func (g *guardWatch) Get(ctx context.Context, url string) capture.Capture {
 	return c
 }
 
+// Do forwards to a fetcher that can send any request (ops.Requester); one
+// that cannot sends nothing (a request it will not send).
 func (g *guardWatch) Do(ctx context.Context, r target.Request) capture.Capture {
-	c := g.Fetcher.Do(ctx, r)
+	req, ok := g.Fetcher.(ops.Requester)
+	if !ok {
+		return capture.Capture{Outcome: capture.Failed, Error: capture.ProtocolError}
+	}
+	c := req.Do(ctx, r)
 	g.note(r.URL, c)
 	return c
 }

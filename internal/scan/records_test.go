@@ -79,7 +79,7 @@ func (f *probeFetcher) RunProbes(ctx context.Context, url string) []capture.Capt
 }
 
 func TestHeaderCarriesTheTextsOnceAndFullRepeatsThem(t *testing.T) {
-	for _, op := range Ops {
+	for _, op := range []string{ops.OpCheck, ops.OpMemo, ops.OpProbe} {
 		t.Run(op, func(t *testing.T) {
 			input := "https://one.example/a\nhttps://two.example/b\n"
 			var short, full bytes.Buffer
@@ -151,6 +151,25 @@ func TestHeaderCarriesTheTextsOnceAndFullRepeatsThem(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Lint reports carry no criteria texts: the header names the op and omits
+// nothing, and every record is exactly the --full one.
+func TestLintHeaderOmitsNothing(t *testing.T) {
+	var short, full bytes.Buffer
+	for _, run := range []struct {
+		out  *bytes.Buffer
+		full bool
+	}{{&short, false}, {&full, true}} {
+		sc := New(Options{Op: ops.OpLint, Runner: ops.Runner{Fetcher: &fakeFetcher{}, Now: func() time.Time { return time.Unix(0, 0) }}, Out: run.out, Full: run.full})
+		if _, err := sc.Run(context.Background(), NewInput(strings.NewReader("https://one.example/a\n"))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lines := strings.SplitN(short.String(), "\n", 2)
+	if lines[0] != `{"header":{"op":"lint","omitted":[]}}` || lines[1] != full.String() {
+		t.Fatalf("with a header:\n%s\nfull:\n%s", short.String(), full.String())
 	}
 }
 

@@ -1,4 +1,4 @@
-// Package scan runs one op (check, memo or probe) over many URLs at once:
+// Package scan runs one op (check, memo, probe or lint) over many URLs at once:
 // input streamed entry by entry, a bounded number of ops in flight overall
 // and per host, one JSON Lines record per entry in completion order, and a
 // summary at the end. It composes ops.Runner and adds no grading of its own.
@@ -46,7 +46,7 @@ const GCPercent = 400
 
 // Options configure a scan.
 type Options struct {
-	Op string // ops.OpCheck, ops.OpMemo or ops.OpProbe
+	Op string // one of Ops: ops.OpCheck, ops.OpMemo, ops.OpProbe or ops.OpLint (a GET)
 	// Runner runs one op on one URL. When its Fetcher opens connection
 	// scopes (ops.Scoper, a *target.Client) the run opens one, shared by
 	// every op of the run and closed when Run returns; otherwise the Fetcher
@@ -78,31 +78,36 @@ type Options struct {
 
 // Ops lists the ops a scan runs, in the order usage names them. A new op
 // joins here and in ops.Runner.Run.
-var Ops = []string{ops.OpCheck, ops.OpMemo, ops.OpProbe}
+var Ops = []string{ops.OpCheck, ops.OpMemo, ops.OpProbe, ops.OpLint}
 
 // Header is the first record of a scan's output without Options.Full:
-// {"header":{...}}. It names the op and its criteria, says which report
-// fields the records leave out, and carries them once.
+// {"header":{...}}. It names the op and, for the ops whose reports carry the
+// criteria's envelope (check, memo, probe), the criteria, says which report
+// fields the records leave out, and carries them once. For an op whose
+// reports carry no such texts (lint) it names the op and omits nothing.
 type Header struct {
-	Op                 string     `json:"op"`
-	Service            string     `json:"service"`
-	Version            string     `json:"version"`
-	CriteriaID         string     `json:"criteria_id"`
-	CriteriaRevision   string     `json:"criteria_revision"`
-	Corpus             corpus.Ref `json:"corpus"`
-	Omitted            []string   `json:"omitted"` // report fields the records leave out, carried here
-	DisclosureSentence string     `json:"disclosure_sentence"`
-	HonestyLine        string     `json:"honesty_line"`
-	Retention          string     `json:"retention"`
-	NoFundsProperty    string     `json:"no_funds_property,omitempty"`
+	Op                 string      `json:"op"`
+	Service            string      `json:"service,omitempty"`
+	Version            string      `json:"version,omitempty"`
+	CriteriaID         string      `json:"criteria_id,omitempty"`
+	CriteriaRevision   string      `json:"criteria_revision,omitempty"`
+	Corpus             *corpus.Ref `json:"corpus,omitempty"`
+	Omitted            []string    `json:"omitted"` // report fields the records leave out, carried here
+	DisclosureSentence string      `json:"disclosure_sentence,omitempty"`
+	HonestyLine        string      `json:"honesty_line,omitempty"`
+	Retention          string      `json:"retention,omitempty"`
+	NoFundsProperty    string      `json:"no_funds_property,omitempty"`
 }
 
 // NewHeader is the header of a scan running op.
 func NewHeader(op string) Header {
+	if op != ops.OpCheck && op != ops.OpMemo && op != ops.OpProbe {
+		return Header{Op: op, Omitted: []string{}}
+	}
 	env := ops.NewEnvelope(op, "", time.Time{}, "")
 	h := Header{
 		Op: op, Service: env.Service, Version: env.Version, CriteriaID: env.CriteriaID,
-		CriteriaRevision: env.CriteriaRevision, Corpus: env.Corpus,
+		CriteriaRevision: env.CriteriaRevision, Corpus: &env.Corpus,
 		Omitted:            []string{"disclosure_sentence", "honesty_line", "retention"},
 		DisclosureSentence: env.DisclosureSentence, HonestyLine: env.HonestyLine, Retention: env.Retention,
 	}
@@ -575,6 +580,9 @@ func encodeLine(v any) []byte {
 // the fields themselves, and a report that does not carry the header's
 // texts verbatim keeps its own.
 func headerCuts(h Header) [][]byte {
+	if h.DisclosureSentence == "" {
+		return nil // nothing is carried, nothing is cut
+	}
 	var texts bytes.Buffer
 	texts.WriteString(`,"disclosure_sentence":`)
 	texts.Write(jsonString(h.DisclosureSentence))
