@@ -97,10 +97,13 @@ func (o *outputFlags) check(def string) error {
 	return nil
 }
 
-// writeFiles creates each file output and writes it with write; the first
-// error is returned.
-func (o *outputFlags) writeFiles(write func(w io.Writer, name string) error) error {
+// writeFiles creates each file output (but those of the skipped formats)
+// and writes it with write; the first error is returned.
+func (o *outputFlags) writeFiles(write func(w io.Writer, name string) error, skip ...string) error {
 	for _, s := range o.files {
+		if slices.Contains(skip, s.name) {
+			continue
+		}
 		f, err := os.Create(s.path)
 		if err != nil {
 			return fmt.Errorf("cannot create %s output: %w", s.name, errors.Unwrap(err))
