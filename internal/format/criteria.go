@@ -165,8 +165,10 @@ func checkClauses(f verdict.CheckFactors, state verdict.State) []factor {
 
 // stateCases is the shared shape of check and memo: a "state" case that
 // fails (an error) unless the state is the passing one, then one case per
-// factor the state's rule names, failing under the state's rule.
-func stateCases(op, state, pass string, reason *string, clauses []factor) []Case {
+// factor any state's rule names (the same cases on every run, so test
+// reporters can follow them), failing under the current state's rule when
+// that rule names it and it failed.
+func stateCases(op, state, pass string, reason *string, all []string, clauses []factor) []Case {
 	id := ruleID(op, state)
 	st := Case{Name: "state"}
 	if state != pass {
@@ -177,21 +179,52 @@ func stateCases(op, state, pass string, reason *string, clauses []factor) []Case
 		st.Findings = []Finding{{Rule: id, Level: LevelError, Field: "state", Message: msg + ": " + stateText[id]}}
 	}
 	cases := []Case{st}
+	at := map[string]int{}
+	for _, name := range all {
+		at[name] = len(cases)
+		cases = append(cases, Case{Name: name})
+	}
 	for _, c := range clauses {
-		k := Case{Name: c.name}
-		if c.failed && state != pass {
-			k.Findings = []Finding{{Rule: id, Level: LevelError, Field: c.name, Message: c.msg}}
+		if !c.failed || state == pass {
+			continue
 		}
-		cases = append(cases, k)
+		i, ok := at[c.name]
+		if !ok {
+			i = len(cases)
+			at[c.name] = i
+			cases = append(cases, Case{Name: c.name})
+		}
+		cases[i].Findings = append(cases[i].Findings, Finding{Rule: id, Level: LevelError, Field: c.name, Message: c.msg})
 	}
 	return cases
 }
+
+// factorNames is every factor name the clauses of states name, in order.
+func factorNames[F any](states []string, clauses func(F, verdict.State) []factor) []string {
+	var zero F
+	var names []string
+	seen := map[string]bool{}
+	for _, s := range states {
+		for _, c := range clauses(zero, verdict.State(s)) {
+			if !seen[c.name] {
+				seen[c.name] = true
+				names = append(names, c.name)
+			}
+		}
+	}
+	return names
+}
+
+var (
+	checkFactorNames = factorNames(criteria.Payability().States, checkClauses)
+	memoFactorNames  = factorNames(criteria.Payability().MemoOp.States, memoClauses)
+)
 
 // FromCheck maps a check report: any state but POPULATED is an error, on the
 // state and on every factor its rule names that failed; the description
 // flag is a note.
 func FromCheck(r ops.CheckReport) Result {
-	cases := stateCases(ops.OpCheck, string(r.State), string(verdict.Populated), nil, checkClauses(r.Factors, r.State))
+	cases := stateCases(ops.OpCheck, string(r.State), string(verdict.Populated), nil, checkFactorNames, checkClauses(r.Factors, r.State))
 	flag := Case{Name: "description_overlong"}
 	if r.Factors.DescriptionOverlong != nil && *r.Factors.DescriptionOverlong {
 		flag.Findings = []Finding{{Rule: ruleID(ops.OpCheck, "description_flag"), Level: LevelNote,
@@ -239,7 +272,7 @@ func statusOf(s *int) string {
 
 // FromMemo maps a memo report: any state but BOUND is an error.
 func FromMemo(r ops.MemoReport) Result {
-	cases := stateCases(ops.OpMemo, string(r.State), string(verdict.Bound), r.Reason, memoClauses(r.Factors, r.State))
+	cases := stateCases(ops.OpMemo, string(r.State), string(verdict.Bound), r.Reason, memoFactorNames, memoClauses(r.Factors, r.State))
 	return Result{Op: r.Op, URL: r.URL, Outcome: string(r.State), Line: r.VerdictLine, Cases: cases}
 }
 

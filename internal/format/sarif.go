@@ -5,12 +5,14 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"io"
+	"net/url"
 )
 
 // SARIF 2.1.0: one run per invocation, the op's rule set as
 // tool.driver.rules (a rule a result names that the set lacks, such as a
 // scan's refused/<rule>, is appended), one result per finding, located at
-// the endpoint URL.
+// the endpoint URL (a scan entry whose URL does not parse as an absolute URL
+// has only its logical location).
 
 // SARIFSchemaURI is the schema a log names.
 const SARIFSchemaURI = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -66,7 +68,7 @@ type sarifResult struct {
 }
 
 type sarifLocation struct {
-	PhysicalLocation sarifPhysical  `json:"physicalLocation"`
+	PhysicalLocation *sarifPhysical `json:"physicalLocation,omitempty"`
 	LogicalLocations []sarifLogical `json:"logicalLocations,omitempty"`
 }
 
@@ -106,16 +108,17 @@ func SARIF(w io.Writer, run Run) error {
 				index[f.Rule] = i
 				rules = append(rules, Rule{ID: f.Rule, Level: f.Level})
 			}
+			loc := sarifLocation{LogicalLocations: []sarifLogical{{FullyQualifiedName: f.Field, Kind: "member"}}}
+			if u, err := url.Parse(res.URL); err == nil && u.IsAbs() && u.Host != "" {
+				loc.PhysicalLocation = &sarifPhysical{ArtifactLocation: sarifArtifact{URI: res.URL}}
+			}
 			fp := sha256.Sum256([]byte(res.Op + "\x00" + res.URL + "\x00" + f.Rule + "\x00" + f.Field))
 			results = append(results, sarifResult{
-				RuleID:    f.Rule,
-				RuleIndex: i,
-				Level:     sarifLevel(f.Level),
-				Message:   sarifText{Text: f.Field + ": " + f.Message},
-				Locations: []sarifLocation{{
-					PhysicalLocation: sarifPhysical{ArtifactLocation: sarifArtifact{URI: res.URL}},
-					LogicalLocations: []sarifLogical{{FullyQualifiedName: f.Field, Kind: "member"}},
-				}},
+				RuleID:              f.Rule,
+				RuleIndex:           i,
+				Level:               sarifLevel(f.Level),
+				Message:             sarifText{Text: f.Field + ": " + f.Message},
+				Locations:           []sarifLocation{loc},
 				PartialFingerprints: map[string]string{"payabilityFinding/v1": hex.EncodeToString(fp[:16])},
 			})
 		}
