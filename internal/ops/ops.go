@@ -10,6 +10,7 @@ import (
 	"github.com/exchangerebel/payability/internal/capture"
 	"github.com/exchangerebel/payability/internal/corpus"
 	"github.com/exchangerebel/payability/internal/criteria"
+	"github.com/exchangerebel/payability/internal/lint"
 	"github.com/exchangerebel/payability/internal/target"
 	"github.com/exchangerebel/payability/internal/verdict"
 )
@@ -33,12 +34,18 @@ func ServiceOf(op string) string {
 type Fetcher interface {
 	Get(ctx context.Context, url string) capture.Capture
 	RunProbes(ctx context.Context, url string) []capture.Capture
+	// Do sends one request under the same limits (preflight's fetches and
+	// probes).
+	Do(ctx context.Context, r target.Request) capture.Capture
 }
 
 // Runner runs ops against live targets.
 type Runner struct {
 	Fetcher Fetcher
 	Now     func() time.Time
+	// lint grades the preflight's unpaid challenge; nil means lint.Lint.
+	// Tests set it to keep the preflight op's own tests off lint's rules.
+	lint func(lint.Input) lint.Result
 }
 
 // Envelope holds the common fields of every report.

@@ -90,7 +90,8 @@ func (s *stamped) Get(context.Context, string) capture.Capture {
 	s.fetched = true
 	return capture.Capture{Outcome: capture.Timeout}
 }
-func (s *stamped) RunProbes(context.Context, string) []capture.Capture { return nil }
+func (s *stamped) RunProbes(context.Context, string) []capture.Capture      { return nil }
+func (s *stamped) Do(ctx context.Context, r target.Request) capture.Capture { return s.Get(ctx, r.URL) }
 
 func TestCheckEndIsStampedAfterTheFetch(t *testing.T) {
 	f := &stamped{}

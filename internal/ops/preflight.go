@@ -1,0 +1,146 @@
+package ops
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/exchangerebel/payability/internal/buildinfo"
+	"github.com/exchangerebel/payability/internal/capture"
+	"github.com/exchangerebel/payability/internal/corpus"
+	"github.com/exchangerebel/payability/internal/criteria"
+	"github.com/exchangerebel/payability/internal/lint"
+	"github.com/exchangerebel/payability/internal/preflight"
+	"github.com/exchangerebel/payability/internal/reliability"
+	"github.com/exchangerebel/payability/internal/target"
+)
+
+// OpPreflight is the preflight op.
+const OpPreflight = "preflight"
+
+// DefaultPreflightBody is what every POST of a preflight carries unless the
+// agent gives the body it is about to pay for.
+const DefaultPreflightBody = "{}"
+
+// PreflightRequest is one preflight: the resource, the gated method, the
+// body, the agent's constraints and, optionally, a CORTX service id.
+type PreflightRequest struct {
+	URL     string
+	Method  string // GET or POST; "" finds the gated method (GET, then POST)
+	Body    []byte // nil means DefaultPreflightBody
+	Options preflight.Options
+	// ServiceID adds the CORTX reliability decision; "" skips it.
+	ServiceID string
+	// CORTXAPI is the CORTX API base URL ("" the default); CORTXAllowHTTP
+	// lets it be plain http (a local or staging API).
+	CORTXAPI       string
+	CORTXAllowHTTP bool
+}
+
+// PreflightReport is the preflight record (docs/report-format.md).
+type PreflightReport struct {
+	Document  string     `json:"document"`
+	Revision  string     `json:"revision"`
+	Corpus    corpus.Ref `json:"corpus"`
+	Tool      string     `json:"tool"`
+	Version   string     `json:"version"`
+	Op        string     `json:"op"`
+	URL       string     `json:"url"`
+	CheckedAt string     `json:"checked_at"`
+	preflight.Result
+	// Summary is the one sentence a person reads first.
+	Summary         string `json:"summary"`
+	NoFundsProperty string `json:"no_funds_property"`
+}
+
+// ExitCode is the CLI's exit status of a decision: 0 GO, 10 HOLD, 20 STOP.
+func (r PreflightReport) ExitCode() int {
+	switch r.Decision {
+	case preflight.Go:
+		return 0
+	case preflight.Hold:
+		return 10
+	}
+	return 20
+}
+
+// Preflight runs x402-preflight/v1 against req.URL: the lint fetch (and
+// lint), the second fetch, the payment probes and the method matrix, each
+// through the Fetcher's limits, then the optional CORTX check; then it
+// decides. The only errors are a URL-policy refusal (*target.PolicyError)
+// and a refused CORTX input (*reliability.InputError); a broken target is a
+// decision.
+func (r Runner) Preflight(ctx context.Context, req PreflightRequest) (PreflightReport, error) {
+	if err := target.CheckURL(req.URL); err != nil {
+		return PreflightReport{}, err
+	}
+	body := req.Body
+	if body == nil {
+		body = []byte(DefaultPreflightBody)
+	}
+	unpaidRequest := func(method string) capture.Capture {
+		tr := target.Request{Method: method, URL: req.URL, Header: map[string]string{}}
+		if method == http.MethodPost {
+			tr.Header["Content-Type"] = "application/json"
+			tr.Body = body
+		}
+		return r.Fetcher.Do(ctx, tr)
+	}
+
+	in := preflight.Input{Options: req.Options}
+	if req.Method != "" {
+		in.Lint = append(in.Lint, preflight.Fetch{Method: req.Method, Capture: unpaidRequest(req.Method)})
+	} else {
+		get := unpaidRequest(http.MethodGet)
+		in.Lint = append(in.Lint, preflight.Fetch{Method: http.MethodGet, Capture: get})
+		if !is402(get) {
+			in.Lint = append(in.Lint, preflight.Fetch{Method: http.MethodPost, Capture: unpaidRequest(http.MethodPost)})
+		}
+	}
+	unpaid, _ := in.Unpaid()
+	if is402(unpaid.Capture) {
+		lintFn := r.lint
+		if lintFn == nil {
+			lintFn = lint.Lint
+		}
+		in.LintResult = lintFn(lint.Input{URL: req.URL, Method: unpaid.Method, Capture: unpaid.Capture, Now: r.now()})
+		second := unpaidRequest(unpaid.Method)
+		in.Second = &second
+		_, probes := preflight.Plan(unpaid.Capture, in.LintResult, req.Options, unpaid.Method, body)
+		for _, p := range probes {
+			c := r.Fetcher.Do(ctx, target.Request{Method: p.Method, URL: req.URL, Header: p.Header, Body: p.Body})
+			in.Answers = append(in.Answers, preflight.Answer{ID: p.ID, Method: p.Method, Capture: c})
+		}
+	}
+	if req.ServiceID != "" {
+		rc := reliability.Client{Fetcher: r.Fetcher, API: req.CORTXAPI, AllowHTTP: req.CORTXAllowHTTP, Now: r.Now}
+		res, err := rc.Check(ctx, req.ServiceID, req.URL)
+		if err != nil {
+			return PreflightReport{}, err
+		}
+		in.CORTX = &preflight.CORTX{Action: string(res.Decision.Action), Rule: string(res.Decision.Rule)}
+	}
+	res := preflight.Evaluate(in)
+	end := r.now()
+	return NewPreflightReport(req.URL, end, res), nil
+}
+
+// NewPreflightReport wraps a result in the record's envelope.
+func NewPreflightReport(url string, end time.Time, res preflight.Result) PreflightReport {
+	at := criteria.Timestamp(end)
+	return PreflightReport{
+		Document:        preflight.DocumentID,
+		Revision:        preflight.Revision,
+		Corpus:          corpus.PreflightRef(),
+		Tool:            "payability",
+		Version:         buildinfo.Version,
+		Op:              OpPreflight,
+		URL:             url,
+		CheckedAt:       at,
+		Result:          res,
+		Summary:         preflight.Summary(res, at),
+		NoFundsProperty: preflight.NoFundsProperty(),
+	}
+}
+
+func is402(c capture.Capture) bool { return c.Responded() && c.Status == http.StatusPaymentRequired }
