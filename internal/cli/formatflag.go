@@ -117,9 +117,9 @@ func (o *outputFlags) writeFiles(write func(w io.Writer, name string) error, ski
 	return nil
 }
 
-// run builds the render-side run of an op's results.
+// formatRun builds the render-side run of an op's results.
 func formatRun(op string, results []format.Result) format.Run {
-	return format.Run{Op: op, ToolVersion: buildinfo.Version, Rules: format.CriteriaRules(op), Results: results}
+	return format.Run{Op: op, ToolVersion: buildinfo.Version, Rules: format.RulesOf(op), Results: results}
 }
 
 // renderRun writes one of the machine formats (not text or json).
@@ -151,12 +151,19 @@ func encodeJSON(w io.Writer, v any) error {
 // for text on stdout.
 func (o *outputFlags) writeReport(e Env, rep ops.Report) int {
 	run := formatRun(rep.Common().Op, []format.Result{format.FromReport(rep)})
+	return o.writeAll(e, run, func(w io.Writer, colour bool) error { return renderText(w, rep, colour) },
+		func(w io.Writer) error { return encodeJSON(w, rep) })
+}
+
+// writeAll writes run in every requested format, text and json through the
+// op's own renderers.
+func (o *outputFlags) writeAll(e Env, run format.Run, text func(w io.Writer, colour bool) error, asJSON func(w io.Writer) error) int {
 	write := func(w io.Writer, name string, colour bool) error {
 		switch name {
 		case "text":
-			return renderText(w, rep, colour)
+			return text(w, colour)
 		case "json":
-			return encodeJSON(w, rep)
+			return asJSON(w)
 		}
 		return renderRun(w, name, run, o.threshold)
 	}

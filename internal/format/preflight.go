@@ -1,15 +1,14 @@
 package format
 
 import (
+	"cmp"
 	"errors"
 )
 
-// PREFLIGHT ADAPTER — the interface the preflight op maps into. The
-// preflight op (issue 14, branch preflight) had not landed when this was
-// written, so no command renders preflight yet: its report type is to
-// build a Preflight from its record (decision, and every reason with the
-// decision class the published decision table gives it) and call
-// FromPreflight. Nothing here invents a reason code.
+// The preflight adapter: a Preflight is a decision and every reason with the
+// class the published decision table gives it; FromPreflightReport builds
+// one from the preflight op's record (ops.PreflightReport) with the table of
+// x402-preflight/v1. Nothing here invents a reason code.
 
 // Preflight decisions.
 const (
@@ -23,13 +22,18 @@ const (
 type PreflightReason struct {
 	Code     string
 	Decision string
+	Text     string // the reason's static sentence, when the table has one
 }
 
-// Preflight is what the adapter reads of a preflight record.
+// Preflight is what the adapter reads of a preflight record. Table, when
+// set, is the published decision table: every reason of it becomes a case
+// (held when it does not apply), so test reporters see the same cases on
+// every run.
 type Preflight struct {
 	URL      string
 	Decision string
 	Reasons  []PreflightReason
+	Table    []PreflightReason
 }
 
 // ErrPreflight is FromPreflight's error for a record that breaks the
@@ -54,7 +58,7 @@ func PreflightRules(table []PreflightReason) []Rule {
 		{ID: "preflight/" + DecisionHold, Level: LevelWarning, Description: "Ask a human before paying: at least one HOLD reason applies."},
 	}
 	for _, r := range table {
-		rules = append(rules, Rule{ID: "preflight/" + r.Code, Level: preflightLevel(r.Decision)})
+		rules = append(rules, Rule{ID: "preflight/" + r.Code, Level: preflightLevel(r.Decision), Description: r.Text})
 	}
 	return rules
 }
@@ -71,6 +75,13 @@ func FromPreflight(p Preflight) (Result, error) {
 		dec.Findings = []Finding{{Rule: "preflight/" + p.Decision, Level: lvl, Field: "decision", Message: "decision " + p.Decision}}
 	}
 	cases := []Case{dec}
+	at := map[string]int{}
+	text := map[string]string{}
+	for _, r := range p.Table {
+		text[r.Code] = r.Text
+		at[r.Code] = len(cases)
+		cases = append(cases, Case{Name: r.Code})
+	}
 	decided := false // a reason of the decision's own class
 	for _, r := range p.Reasons {
 		rl := preflightLevel(r.Decision)
@@ -78,8 +89,17 @@ func FromPreflight(p Preflight) (Result, error) {
 			return Result{}, ErrPreflight // a STOP reason under HOLD, or an unknown class
 		}
 		decided = decided || rl == lvl
-		cases = append(cases, Case{Name: r.Code, Findings: []Finding{{
-			Rule: "preflight/" + r.Code, Level: rl, Field: "reasons", Message: "reason " + r.Code + " (" + r.Decision + ")"}}})
+		i, ok := at[r.Code]
+		if !ok {
+			i = len(cases)
+			at[r.Code] = i
+			cases = append(cases, Case{Name: r.Code})
+		}
+		msg := "reason " + r.Code + " (" + r.Decision + ")"
+		if t := cmp.Or(r.Text, text[r.Code]); t != "" {
+			msg += ": " + t
+		}
+		cases[i].Findings = append(cases[i].Findings, Finding{Rule: "preflight/" + r.Code, Level: rl, Field: "reasons", Message: msg})
 	}
 	if lvl != "" && !decided {
 		return Result{}, ErrPreflight // STOP or HOLD with no reason of its class
