@@ -63,6 +63,16 @@ func addOutputFlags(fs *flagSet, failOn format.FailOn) *outputFlags {
 	return o
 }
 
+// addRenderFlags declares --format and --fail-on without --json (render's
+// input is the JSON).
+func addRenderFlags(fs *flagSet, failOn format.FailOn) *outputFlags {
+	o := &outputFlags{json: new(bool)}
+	fs.Var(&o.formats, "format", "write the result as `FORMAT[=FILE]`: "+quoteList(formatNames[:1])+", "+quoteList(formatNames[2:])+
+		" (docs/ci.md); repeat it to write several at once, each to its FILE, at most one to stdout")
+	o.failOn = fs.String("fail-on", string(failOn), "exit 3 when the overall reaches `LEVEL`: error (fail), warn (warn or fail) or never")
+	return o
+}
+
 // check validates the flags after parsing; def is the stdout format when no
 // --format without a file names one.
 func (o *outputFlags) check(def string) error {
@@ -185,4 +195,14 @@ func (o *outputFlags) tripped(e Env, overall format.Overall) bool {
 	}
 	fmt.Fprintf(e.Stderr, "payability: overall %s (--fail-on %s)\n", overall, o.threshold)
 	return true
+}
+
+// hasFile reports whether a --format writes name to a file.
+func (o *outputFlags) hasFile(name string) bool {
+	for _, f := range o.files {
+		if f.name == name {
+			return true
+		}
+	}
+	return false
 }

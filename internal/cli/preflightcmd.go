@@ -116,6 +116,7 @@ func runPreflight(ctx context.Context, e Env, args []string) int {
 	fs.StringVar(&p.serviceID, "service-id", "", "also check the CORTX reliability record of service `ID`")
 	api := fs.String("cortx-api", reliability.DefaultAPI, "the CORTX API base `URL` (with --service-id)")
 	out := addOutputFlags(fs, format.FailOnWarn)
+	fs.Lookup("fail-on").Usage = "exit with the decision's status when the overall reaches `LEVEL`: warn (HOLD 10, STOP 20), error (STOP 20 only) or never (always 0)"
 	allowPrivate := fs.Bool("allow-private", false, "allow loopback and private target addresses (a seller's staging)")
 	signKey := fs.String("sign-key", "", "sign the JSON record with the Ed25519 key in `FILE` (PEM PKCS#8); payability verify --key checks it")
 	pos, err := parseFlags(e, fs, args)
