@@ -54,13 +54,16 @@ type record struct {
 // another format: a stream of reports (check, memo, probe, preflight; one
 // value or many, indented or as JSON Lines) or of scan records. Every value
 // must be of one op (a scan record of a refused entry names none); the op
-// is "" when no value names one. Results keep the input's order. One value
+// is "" when no value names one. Results keep the input's order, but scan
+// records (all values records) are put in their input lines' order. One value
 // may be at most MaxReadValue bytes; the input as a whole is streamed.
 func ReadReports(r io.Reader) (string, []Result, error) {
 	lr := &valueLimit{r: r}
 	dec := json.NewDecoder(lr)
 	var op string
 	var results []Result
+	var lines []int // each value's scan line; all records: sorted by it
+	allRecords := true
 	for n := 1; ; n++ {
 		lr.allow = dec.InputOffset() + MaxReadValue + readSlack
 		var raw json.RawMessage
@@ -75,7 +78,7 @@ func ReadReports(r io.Reader) (string, []Result, error) {
 		if len(raw) > MaxReadValue {
 			return op, nil, &ReadError{n, ReadTooLarge}
 		}
-		valueOp, res, reason := readValue(raw)
+		valueOp, res, line, reason := readValue(raw)
 		switch {
 		case reason != "":
 			return op, nil, &ReadError{n, reason}
@@ -85,6 +88,21 @@ func ReadReports(r io.Reader) (string, []Result, error) {
 			op = valueOp
 		}
 		results = append(results, res)
+		lines = append(lines, line)
+		allRecords = allRecords && line > 0
+	}
+	if allRecords && len(results) > 1 {
+		// A scan writes in completion order; its records name their input line.
+		idx := make([]int, len(results))
+		for i := range idx {
+			idx[i] = i
+		}
+		slices.SortStableFunc(idx, func(a, b int) int { return lines[a] - lines[b] })
+		sorted := make([]Result, len(results))
+		for i, j := range idx {
+			sorted[i] = results[j]
+		}
+		results = sorted
 	}
 	for i := range results {
 		if results[i].Op == "" {
@@ -121,31 +139,35 @@ func (l *valueLimit) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// readValue maps one value; reason is "" when it was read.
-func readValue(raw json.RawMessage) (op string, res Result, reason string) {
+// readValue maps one value; line is a scan record's input line (0 for a
+// report); reason is "" when it was read.
+func readValue(raw json.RawMessage) (op string, res Result, line int, reason string) {
 	var head struct {
 		Op   *string `json:"op"`
 		Line *int    `json:"line"`
 	}
 	if json.Unmarshal(raw, &head) != nil {
-		return "", Result{}, ReadNotAReport
+		return "", Result{}, 0, ReadNotAReport
 	}
 	if head.Op != nil {
-		return readReport(raw)
+		op, res, reason := readReport(raw)
+		return op, res, 0, reason
 	}
 	var rec record
-	if head.Line == nil || json.Unmarshal(raw, &rec) != nil {
-		return "", Result{}, ReadNotAReport
+	if head.Line == nil || *head.Line < 1 || json.Unmarshal(raw, &rec) != nil {
+		return "", Result{}, 0, ReadNotAReport
 	}
+	line = *head.Line
 	switch {
 	case len(rec.Report) > 0 && !bytes.Equal(rec.Report, []byte("null")):
-		return readReport(rec.Report)
+		op, res, reason := readReport(rec.Report)
+		return op, res, line, reason
 	case rec.Refused != nil:
-		return "", Refused("", rec.URL, rec.Refused.Rule), ""
+		return "", Refused("", rec.URL, rec.Refused.Rule), line, ""
 	case rec.Error != nil:
-		return "", Problem("", rec.URL, rec.Error.Code), ""
+		return "", Problem("", rec.URL, rec.Error.Code), line, ""
 	}
-	return "", Result{}, ReadNotAReport
+	return "", Result{}, 0, ReadNotAReport
 }
 
 func readReport(raw json.RawMessage) (string, Result, string) {

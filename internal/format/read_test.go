@@ -51,9 +51,9 @@ func TestReadReportsRoundTrip(t *testing.T) {
 		{"memo", marshal(t, memo), "memo", []Result{FromReport(memo)}},
 		{"probe", marshal(t, probe), "probe", []Result{FromReport(probe)}},
 		{"preflight", marshal(t, pre), "preflight", []Result{preRes}},
-		{"scan records", `{"line":1,"url":"` + testURL + `","report":` + marshal(t, check) + "}\n" +
-			`{"line":2,"url":"ftp://x.example/","refused":{"rule":"scheme_not_http"}}` + "\n" +
-			`{"line":3,"url":"https://y.example/","error":{"code":"cancelled"}}` + "\n",
+		{"scan records, in line order", `{"line":3,"url":"https://y.example/","error":{"code":"cancelled"}}` + "\n" +
+			`{"line":1,"url":"` + testURL + `","report":` + marshal(t, check) + "}\n" +
+			`{"line":2,"url":"ftp://x.example/","refused":{"rule":"scheme_not_http"}}` + "\n",
 			"check", []Result{FromReport(check), Refused("check", "ftp://x.example/", "scheme_not_http"), Problem("check", "https://y.example/", "cancelled")}},
 		{"nothing", "", "", nil},
 	}
