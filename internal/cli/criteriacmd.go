@@ -10,7 +10,7 @@ import (
 )
 
 func init() {
-	register(command{"criteria", "print a published criteria document (payability | rail-probe | x402-preflight)", runCriteria})
+	register(command{"criteria", "print a published criteria document (payability | rail-probe | x402-lint | x402-preflight)", runCriteria})
 	register(command{"corpus", "corpus verify: recompute the pins and run every corpus case", runCorpus})
 }
 
@@ -25,14 +25,14 @@ func serviceArg(s string) (string, bool) {
 }
 
 func runCriteria(_ context.Context, e Env, args []string) int {
-	fs := newFlagSet(e, "criteria", "criteria [payability|rail-probe|x402-preflight]",
-		"Prints the published criteria document (payability by default) as JSON, with corpus.sha256 set to the pin of the embedded corpus.")
+	fs := newFlagSet(e, "criteria", "criteria [payability|rail-probe|x402-lint|x402-preflight]",
+		"Prints the published criteria document (payability by default), the x402-lint/v1 rules or the x402-preflight/v1 document as JSON, with corpus.sha256 set to the pin of the embedded corpus.")
 	pos, err := parseFlags(e, fs, args)
 	if err != nil {
 		return usageExit(err)
 	}
 	if len(pos) > 1 {
-		return usageError(e, fs, "give at most one document: payability, rail-probe or x402-preflight")
+		return usageError(e, fs, "give at most one document: payability, rail-probe, x402-lint or x402-preflight")
 	}
 	name := ""
 	if len(pos) == 1 {
@@ -47,11 +47,16 @@ func runCriteria(_ context.Context, e Env, args []string) int {
 		e.Stdout.Write(doc)
 		return ExitOK
 	}
-	svc, ok := serviceArg(name)
-	if !ok {
-		return usageError(e, fs, "the document is payability, rail-probe or x402-preflight")
+	var doc []byte
+	if name == "x402-lint" || name == "lint" {
+		doc, err = corpus.LintRules()
+	} else {
+		svc, ok := serviceArg(name)
+		if !ok {
+			return usageError(e, fs, "the document is payability, rail-probe, x402-lint or x402-preflight")
+		}
+		doc, err = corpus.Criteria(svc)
 	}
-	doc, err := corpus.Criteria(svc)
 	if err != nil {
 		fmt.Fprintf(e.Stderr, "payability: %v\n", err)
 		return ExitInternal
@@ -63,7 +68,7 @@ func runCriteria(_ context.Context, e Env, args []string) int {
 
 func runCorpus(_ context.Context, e Env, args []string) int {
 	fs := newFlagSet(e, "corpus", "corpus verify [-v]",
-		"Recomputes the three corpus pins (payability, rail-probe, x402-preflight), runs every case through the graders and prints N passed, M failed.\nexit status: 0 every case passed and every pin matches; 1 otherwise; 2 bad usage.")
+		"Recomputes the four corpus pins (payability, rail-probe, x402-lint, x402-preflight), runs every case through the graders and prints N passed, M failed.\nexit status: 0 every case passed and every pin matches; 1 otherwise; 2 bad usage.")
 	verbose := fs.Bool("v", false, "list every case, not only the failures")
 	pos, err := parseFlags(e, fs, args)
 	if err != nil {
@@ -76,11 +81,12 @@ func runCorpus(_ context.Context, e Env, args []string) int {
 	for _, svc := range []string{criteria.ServicePayability, criteria.ServiceRailProbe} {
 		ids = max(ids, len(corpus.RefOf(svc).ID))
 	}
-	ids = max(ids, len(preflight.CorpusID))
+	ids = max(ids, len(preflight.CorpusID), len(corpus.LintRef().ID))
 	passed, failed, pinsOK := 0, 0, true
 	runs := []func() (corpus.Summary, error){
 		func() (corpus.Summary, error) { return corpus.Run(criteria.ServicePayability) },
 		func() (corpus.Summary, error) { return corpus.Run(criteria.ServiceRailProbe) },
+		corpus.RunLint,
 		corpus.RunPreflight,
 	}
 	for _, run := range runs {
