@@ -104,7 +104,7 @@ func TestUsageMistakesSayWhatIsWrong(t *testing.T) {
 		{[]string{"probe", "--expect", "BOUND", goldenURL}, "flag provided but not defined: -expect"},
 		{[]string{"criteria", "payments"}, "payability, rail-probe, x402-lint or x402-preflight"},
 		{[]string{"corpus"}, "the only subcommand is verify"},
-		{[]string{"verify", "report.json"}, "--jwks is required"},
+		{[]string{"verify", "report.json"}, "give exactly one of --jwks and --key"},
 		{[]string{"verify", "--jwks", "keys.json"}, "give exactly one report"},
 		{[]string{"reliability", "--service-id", "x"}, "--service-id and --intended-url are required"},
 		{[]string{"scan", "--op", "check", "a.txt", "b.txt"}, "give at most one input"},

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"strings"
 
@@ -28,57 +27,37 @@ const (
 	ExitPreflightStop = 20
 )
 
-// maxPreflightBody bounds --body (the request the agent is about to pay for).
-const maxPreflightBody = 262144
-
 const preflightNote = `Sends, in order: the unpaid request (GET, and POST when GET is not a 402; or --method),
 a second unpaid request, two payment probes that cannot pay (docs/preflight.md), HEAD and the
 other method. GO means no red flag was observed; it never guarantees that a payment settles.
 exit status: 0 GO; 10 HOLD; 20 STOP (under --fail-on warn, the default; --fail-on error exits 0
 on HOLD, never exits 0 whatever the decision); 2 bad usage or the URL was refused; 1 internal error.`
 
-// preflightFlags are the flags the CLI and the MCP tool share.
+// preflightFlags are preflight's argument flags.
 type preflightFlags struct {
 	method, body, network, scheme, asset, maxAmount, serviceID string
 }
 
-// request validates the flags into an ops request; the error names the flag.
-func (p preflightFlags) request(e Env, url string, name func(string) string) (ops.PreflightRequest, error) {
-	req := ops.PreflightRequest{URL: url, ServiceID: p.serviceID,
-		Options: preflight.Options{Network: p.network, Scheme: p.scheme, Asset: p.asset, MaxAmount: p.maxAmount}}
-	switch strings.ToUpper(p.method) {
-	case "":
-	case http.MethodGet, http.MethodPost:
-		req.Method = strings.ToUpper(p.method)
-	default:
-		return req, fmt.Errorf("%s must be GET or POST", name("method"))
-	}
+// request reads --body @FILE and validates the flags (the error names the flag).
+func (p preflightFlags) request(e Env, url string) (ops.PreflightRequest, error) {
+	a := ops.PreflightArgs{URL: url, Method: p.method, Network: p.network, Scheme: p.scheme, Asset: p.asset,
+		MaxAmount: p.maxAmount, ServiceID: p.serviceID}
 	if p.body != "" {
-		b := []byte(p.body)
+		a.Body = []byte(p.body)
 		if strings.HasPrefix(p.body, "@") {
-			var err error
-			if b, err = readBounded(e, p.body[1:], maxPreflightBody); err != nil {
-				return req, fmt.Errorf("%s: %v", name("body"), err)
+			b, err := readBounded(e, p.body[1:], ops.MaxPreflightBody)
+			if err != nil {
+				return ops.PreflightRequest{}, fmt.Errorf("--body: %v", err)
 			}
+			a.Body = b
 		}
-		if len(b) > maxPreflightBody {
-			return req, fmt.Errorf("%s is over %d bytes", name("body"), maxPreflightBody)
-		}
-		if !json.Valid(b) {
-			return req, fmt.Errorf("%s is not JSON", name("body"))
-		}
-		req.Body = b
 	}
-	if p.network != "" && !preflight.ValidCAIP2(p.network) {
-		return req, fmt.Errorf("%s must be a CAIP-2 chain id (namespace:reference)", name("network"))
+	req, err := a.Request()
+	var ae *ops.ArgError
+	if errors.As(err, &ae) {
+		return req, fmt.Errorf("--%s %s", ae.Arg, ae.Problem)
 	}
-	if p.maxAmount != "" && !preflight.ValidAmount(p.maxAmount) {
-		return req, fmt.Errorf("%s must be a decimal integer of atomic units", name("max-amount"))
-	}
-	if p.serviceID != "" && !reliability.ValidServiceID(p.serviceID) {
-		return req, fmt.Errorf("%s is not a CORTX service id", name("service-id"))
-	}
-	return req, nil
+	return req, err
 }
 
 // readBounded reads a file (or - for stdin) of at most limit bytes.
@@ -126,7 +105,7 @@ func runPreflight(ctx context.Context, e Env, args []string) int {
 	if len(pos) != 1 {
 		return usageError(e, fs, "give exactly one URL")
 	}
-	req, err := p.request(e, pos[0], func(n string) string { return "--" + n })
+	req, err := p.request(e, pos[0])
 	if err != nil {
 		return usageError(e, fs, "%v", err)
 	}

@@ -21,7 +21,7 @@ func init() {
 const maxVerifyInput = 4 << 20
 
 func runVerify(ctx context.Context, e Env, args []string) int {
-	fs := newFlagSet(e, "verify", "verify REPORT.json|- (--jwks URL|FILE | --key FILE)",
+	fs := newFlagSet(e, "verify", "verify REPORT.json|- [--jwks URL|FILE] [--key FILE]",
 		`Checks the Ed25519 signature of a signed report, pre-check answer or preflight record (- reads it
 from stdin) against a key set, or against the key file a preflight was signed with (--key), and
 says which key signed it.

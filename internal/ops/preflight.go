@@ -2,7 +2,9 @@ package ops
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/exchangerebel/payability/internal/buildinfo"
@@ -144,3 +146,54 @@ func NewPreflightReport(url string, end time.Time, res preflight.Result) Preflig
 }
 
 func is402(c capture.Capture) bool { return c.Responded() && c.Status == http.StatusPaymentRequired }
+
+// MaxPreflightBody bounds the body a preflight's POSTs carry.
+const MaxPreflightBody = 262144
+
+// PreflightArgs are a preflight's arguments as a person or an agent gives
+// them: the CLI's flags and the MCP tool's input validate through here.
+type PreflightArgs struct {
+	URL, Method                       string
+	Body                              []byte // nil: the default body
+	Network, Scheme, Asset, MaxAmount string
+	ServiceID                         string
+}
+
+// ArgError says which argument is wrong, in closed form.
+type ArgError struct {
+	Arg     string // the argument's name in the CLI's spelling: method, body, network, max-amount, service-id
+	Problem string // a static sentence
+}
+
+func (e *ArgError) Error() string { return e.Arg + " " + e.Problem }
+
+// Request validates the arguments into a request; a mistake is an *ArgError.
+func (a PreflightArgs) Request() (PreflightRequest, error) {
+	req := PreflightRequest{URL: a.URL, ServiceID: a.ServiceID,
+		Options: preflight.Options{Network: a.Network, Scheme: a.Scheme, Asset: a.Asset, MaxAmount: a.MaxAmount}}
+	switch strings.ToUpper(a.Method) {
+	case "":
+	case http.MethodGet, http.MethodPost:
+		req.Method = strings.ToUpper(a.Method)
+	default:
+		return req, &ArgError{"method", "must be GET or POST"}
+	}
+	if a.Body != nil {
+		if len(a.Body) > MaxPreflightBody {
+			return req, &ArgError{"body", "is over 262144 bytes"}
+		}
+		if !json.Valid(a.Body) {
+			return req, &ArgError{"body", "is not JSON"}
+		}
+		req.Body = a.Body
+	}
+	switch {
+	case a.Network != "" && !preflight.ValidCAIP2(a.Network):
+		return req, &ArgError{"network", "must be a CAIP-2 chain id (namespace:reference)"}
+	case a.MaxAmount != "" && !preflight.ValidAmount(a.MaxAmount):
+		return req, &ArgError{"max-amount", "must be a decimal integer of atomic units"}
+	case a.ServiceID != "" && !reliability.ValidServiceID(a.ServiceID):
+		return req, &ArgError{"service-id", "is not a CORTX service id"}
+	}
+	return req, nil
+}

@@ -11,10 +11,10 @@ import (
 
 // Options are the agent's constraints on the entry it would pay.
 type Options struct {
-	Network   string // CAIP-2; "" matches any
-	Scheme    string // "" matches any
-	Asset     string // "" matches any
-	MaxAmount string // decimal atomic units; "" means no budget
+	Network   string `json:"network,omitempty"`    // CAIP-2; "" matches any
+	Scheme    string `json:"scheme,omitempty"`     // "" matches any
+	Asset     string `json:"asset,omitempty"`      // "" matches any
+	MaxAmount string `json:"max_amount,omitempty"` // decimal atomic units; "" means no budget
 }
 
 // caip2Pattern is the CAIP-2 chain id grammar (namespace:reference).
