@@ -161,8 +161,11 @@ func encodeJSON(w io.Writer, v any) error {
 // for text on stdout.
 func (o *outputFlags) writeReport(e Env, rep ops.Report) int {
 	run := formatRun(rep.Common().Op, []format.Result{format.FromReport(rep)})
-	return o.writeAll(e, run, func(w io.Writer, colour bool) error { return renderText(w, rep, colour) },
-		func(w io.Writer) error { return encodeJSON(w, rep) })
+	text := func(w io.Writer, colour bool) error { return renderText(w, rep, colour) }
+	if lr, ok := rep.(ops.LintReport); ok {
+		text = func(w io.Writer, _ bool) error { return renderLint(w, lr) }
+	}
+	return o.writeAll(e, run, text, func(w io.Writer) error { return encodeJSON(w, rep) })
 }
 
 // writeAll writes run in every requested format, text and json through the
@@ -188,13 +191,10 @@ func (o *outputFlags) writeAll(e Env, run format.Run, text func(w io.Writer, col
 	return ExitOK
 }
 
-// tripped reports, on stderr, whether --fail-on trips on overall.
-func (o *outputFlags) tripped(e Env, overall format.Overall) bool {
-	if !o.threshold.Trips(overall) {
-		return false
-	}
-	fmt.Fprintf(e.Stderr, "payability: overall %s (--fail-on %s)\n", overall, o.threshold)
-	return true
+// tripped reports whether --fail-on trips on overall (the exit status says
+// so; nothing is printed, as lint always did).
+func (o *outputFlags) tripped(_ Env, overall format.Overall) bool {
+	return o.threshold.Trips(overall)
 }
 
 // hasFile reports whether a --format writes name to a file.

@@ -87,7 +87,7 @@ func railLevel(g verdict.Grade) Level {
 	return ""
 }
 
-// FromReport maps a check, memo or probe report.
+// FromReport maps a check, memo, probe or lint report.
 func FromReport(rep ops.Report) Result {
 	switch r := rep.(type) {
 	case ops.CheckReport:
@@ -96,6 +96,8 @@ func FromReport(rep ops.Report) Result {
 		return FromMemo(r)
 	case ops.ProbeReport:
 		return FromProbe(r)
+	case ops.LintReport:
+		return FromLintReport(r)
 	}
 	env := rep.Common()
 	return Result{Op: env.Op, URL: env.URL, Outcome: rep.Outcome(), Line: env.VerdictLine}

@@ -44,10 +44,13 @@ func FromPreflightReport(rep ops.PreflightReport) (Result, error) {
 }
 
 // RulesOf returns the published rule set of an op: the criteria ops' states
-// and grades, preflight's decision table. Lint's comes from its document.
+// and grades, x402-lint/v1's rules, preflight's decision table.
 func RulesOf(op string) []Rule {
-	if op == ops.OpPreflight {
+	switch op {
+	case ops.OpPreflight:
 		return PreflightRules(PreflightTable())
+	case ops.OpLint:
+		return LintRules()
 	}
 	return CriteriaRules(op)
 }

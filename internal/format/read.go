@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/exchangerebel/payability/internal/criteria"
+	"github.com/exchangerebel/payability/internal/lint"
 	"github.com/exchangerebel/payability/internal/ops"
 	"github.com/exchangerebel/payability/internal/verdict"
 )
@@ -51,7 +52,7 @@ type record struct {
 }
 
 // ReadReports reads what payability wrote as JSON, so it can be rendered in
-// another format: a stream of reports (check, memo, probe, preflight; one
+// another format: a stream of reports (check, memo, probe, lint, preflight; one
 // value or many, indented or as JSON Lines) or of scan records. Every value
 // must be of one op (a scan record of a refused entry names none); the op
 // is "" when no value names one. Results keep the input's order, but scan
@@ -211,6 +212,17 @@ func readReport(raw json.RawMessage) (string, Result, string) {
 			return "", Result{}, ReadUnknownState
 		}
 		return head.Op, FromProbe(r), ""
+	case ops.OpLint:
+		var r ops.LintReport
+		if json.Unmarshal(raw, &r) != nil {
+			return "", Result{}, ReadNotAReport
+		}
+		for _, f := range r.Findings {
+			if f.Severity != lint.Error && f.Severity != lint.Warn && f.Severity != lint.Info {
+				return "", Result{}, ReadUnknownState
+			}
+		}
+		return head.Op, FromLintReport(r), ""
 	case ops.OpPreflight:
 		var r ops.PreflightReport
 		if json.Unmarshal(raw, &r) != nil {

@@ -76,6 +76,8 @@ func sarifRuns() []Run {
 		{Op: "probe", ToolVersion: "test", Rules: CriteriaRules("probe"), Results: []Result{probe}},
 		{Op: "lint", ToolVersion: "test", Rules: []Rule{{ID: "amount-digits", Level: LevelError, Description: "amounts are digits"}}, Results: []Result{FromLint(testURL, lintRes, nil)}},
 		{Op: "preflight", ToolVersion: "test", Rules: PreflightRules([]PreflightReason{{Code: "method_open", Decision: DecisionHold}}), Results: []Result{pre}},
+		{Op: "preflight", ToolVersion: "test", Rules: RulesOf("preflight"), Results: []Result{pre}},
+		{Op: "lint", ToolVersion: "test", Rules: RulesOf("lint"), Results: []Result{FromLint(testURL, lintRes, RulesOf("lint"))}},
 	}
 }
 

@@ -251,6 +251,19 @@ func TestActionPreflightLoop(t *testing.T) {
 	}
 }
 
+// TestActionLintLoop: lint runs once per URL with the method given; its
+// findings keep their severity.
+func TestActionLintLoop(t *testing.T) {
+	free := freeSite(t)
+	r := runAction(t, map[string]string{"urls": free, "op": "lint", "method": "POST", "allow-private": "true"})
+	if r.code != 3 || r.outputs["overall"] != "fail" || !strings.HasPrefix(r.stdout, "::error title=") || !strings.Contains(r.stdout, free+" http:status: ") {
+		t.Fatalf("exit %d, overall %q\n%s", r.code, r.outputs["overall"], r.stdout)
+	}
+	if !strings.Contains(r.summary, "### payability lint: fail") || !strings.Contains(readFile(t, r.outputs["report"]), `"method": "POST"`) {
+		t.Errorf("summary:\n%s", r.summary)
+	}
+}
+
 // TestActionRefusesBadInputs: a bad input stops before anything is fetched,
 // with an annotation and exit 2.
 func TestActionRefusesBadInputs(t *testing.T) {

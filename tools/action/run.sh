@@ -7,8 +7,8 @@
 #   - outputs overall, report (the JSON path), sarif, junit and summary (paths)
 #     to $GITHUB_OUTPUT.
 # Several URLs: check, memo and probe run as one `payability scan` (its
-# concurrency and per-host limits, JSON Lines); preflight, which scan does
-# not run, runs once per URL in turn. Either way the JSON is rendered once
+# concurrency and per-host limits, JSON Lines); preflight and lint, which
+# scan does not run (lint: not with --method), run once per URL in turn. Either way the JSON is rendered once
 # by `payability render`, so every format is one document over all URLs
 # (docs/ci.md). Exit status: 0, or 3 when the overall reached fail-on, or 1
 # (2 for bad inputs) when something could not be run.
@@ -37,9 +37,9 @@ allow_private="${INPUT_ALLOW_PRIVATE:-false}"
 case "$fail_on" in error|warn|never) ;; *) fail "fail-on must be error, warn or never" ;; esac
 case "$allow_private" in true|false) ;; *) fail "allow-private must be true or false" ;; esac
 case "$op" in
-  check|memo|probe) [ -z "$method" ] || fail "method applies to preflight only (check, memo and probe use the published requests)" ;;
-  preflight) case "$method" in ''|GET|POST) ;; *) fail "method must be GET or POST" ;; esac ;;
-  *) fail "op must be preflight, check, memo or probe" ;;
+  check|memo|probe) [ -z "$method" ] || fail "method applies to preflight and lint only (check, memo and probe use the published requests)" ;;
+  preflight|lint) case "$method" in ''|GET|POST) ;; *) fail "method must be GET or POST" ;; esac ;;
+  *) fail "op must be preflight, lint, check, memo or probe" ;;
 esac
 command -v payability >/dev/null || fail "payability is not on PATH" 1
 
@@ -66,12 +66,12 @@ case "$op" in
     rc=$?
     [ "$rc" -eq 0 ] || fail "payability scan exited $rc" 1
     ;;
-  preflight)
+  preflight|lint)
     : > "$report"
     n=0
     while IFS= read -r url; do
       n=$((n + 1))
-      args=(preflight --json --fail-on never "${private[@]}")
+      args=("$op" --json --fail-on never "${private[@]}")
       [ -n "$method" ] && args+=(--method "$method")
       payability "${args[@]}" -- "$url" > "$out/one.json"
       rc=$?
