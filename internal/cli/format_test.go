@@ -366,3 +366,17 @@ func TestPreflightFormats(t *testing.T) {
 		})
 	}
 }
+
+// TestScanFailOnAlone: with only --fail-on, stdout stays the JSON Lines and
+// the exit status still sees every entry.
+func TestScanFailOnAlone(t *testing.T) {
+	in := goldenURL + "\nhttps://other.example/\n"
+	out, _, code := runScanCLI(t, context.Background(), &scanFetcher{}, false, in, "--op", "check", "--fail-on", "error")
+	if code != ExitUnexpected || strings.Count(out, "\n") != 2 {
+		t.Errorf("exit %d, want 3\n%s", code, out)
+	}
+	_, _, code = runScanCLI(t, context.Background(), &scanFetcher{}, false, goldenURL+"\n", "--op", "check", "--fail-on", "warn")
+	if code != ExitOK {
+		t.Errorf("all POPULATED: exit %d", code)
+	}
+}

@@ -154,7 +154,7 @@ or a failed write; 2 bad usage; 3 the overall reached --fail-on; 130 interrupted
 		stopBar()
 	}
 	code := ExitOK
-	fmtRun, fmtErr := sink.finish()
+	fmtOverall, fmtErr := sink.finish()
 	if fmtErr != nil && runErr == nil {
 		runErr = fmtErr
 	}
@@ -182,7 +182,7 @@ or a failed write; 2 bad usage; 3 the overall reached --fail-on; 130 interrupted
 		code = ExitInternal
 	case sum.Interrupted:
 		code = ExitInterrupted
-	case code == ExitOK && outFlags.tripped(e, fmtRun.Overall()):
+	case code == ExitOK && outFlags.tripped(e, fmtOverall):
 		code = ExitUnexpected
 	}
 	return code

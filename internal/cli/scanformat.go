@@ -22,6 +22,7 @@ type scanSink struct {
 	jsonFiles []*os.File
 	jsonOut   io.Writer
 	results   []lineResult
+	worst     format.Overall // when only --fail-on needs the records
 }
 
 type lineResult struct {
@@ -66,9 +67,28 @@ func (s *scanSink) observer() func(scan.Record) {
 	if s.o.stdout == "json" && !s.renders() && s.o.threshold == format.FailOnNever {
 		return nil
 	}
+	if s.o.stdout == "json" && !s.renders() {
+		// Only --fail-on needs the records: keep the worst overall, not
+		// one result per entry.
+		return func(rec scan.Record) {
+			if o := recordResult(s.op, rec).Overall(); rank(o) > rank(s.worst) {
+				s.worst = o
+			}
+		}
+	}
 	return func(rec scan.Record) {
 		s.results = append(s.results, lineResult{rec.Line, recordResult(s.op, rec)})
 	}
+}
+
+func rank(o format.Overall) int {
+	switch o {
+	case format.Fail:
+		return 2
+	case format.Warn:
+		return 1
+	}
+	return 0
 }
 
 // renders reports whether a file format other than json was asked for.
@@ -104,14 +124,18 @@ func (s *scanSink) close() error {
 }
 
 // finish closes the json files and renders every other format; it returns
-// the run (for --fail-on).
-func (s *scanSink) finish() (format.Run, error) {
+// the overall of every entry (for --fail-on).
+func (s *scanSink) finish() (format.Overall, error) {
 	sort.SliceStable(s.results, func(i, j int) bool { return s.results[i].line < s.results[j].line })
 	results := make([]format.Result, len(s.results))
 	for i, r := range s.results {
 		results[i] = r.res
 	}
 	run := formatRun(s.op, results)
+	overall := run.Overall()
+	if rank(s.worst) > rank(overall) {
+		overall = s.worst // only the overall was kept
+	}
 	err := s.close()
 	write := func(w io.Writer, name string) error {
 		switch name {
@@ -128,5 +152,5 @@ func (s *scanSink) finish() (format.Run, error) {
 	if err == nil {
 		err = s.o.writeFiles(func(w io.Writer, name string) error { return write(w, name) }, "json")
 	}
-	return run, err
+	return overall, err
 }
