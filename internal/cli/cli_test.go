@@ -21,7 +21,6 @@ import (
 	"github.com/exchangerebel/payability/internal/corpus"
 	"github.com/exchangerebel/payability/internal/criteria"
 	"github.com/exchangerebel/payability/internal/ops"
-	"github.com/exchangerebel/payability/internal/target"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -42,10 +41,6 @@ func (f *fakeFetcher) Get(context.Context, string) capture.Capture {
 }
 
 func (f *fakeFetcher) RunProbes(context.Context, string) []capture.Capture { return f.probes }
-
-func (f *fakeFetcher) Do(ctx context.Context, r target.Request) capture.Capture {
-	return f.Get(ctx, r.URL)
-}
 
 const goldenURL = "https://seller.example/api/paid"
 

@@ -26,7 +26,7 @@ func serviceArg(s string) (string, bool) {
 
 func runCriteria(_ context.Context, e Env, args []string) int {
 	fs := newFlagSet(e, "criteria", "criteria [payability|rail-probe|x402-lint|x402-preflight]",
-		"Prints the published criteria document (payability by default), the x402-lint/v1 rules or the x402-preflight/v1 document as JSON, with corpus.sha256 set to the pin of the embedded corpus.")
+		"Prints the published criteria document (payability by default) or the x402-lint/v1 rules or the x402-preflight/v1 document as JSON, with corpus.sha256 set to the pin of the embedded corpus.")
 	pos, err := parseFlags(e, fs, args)
 	if err != nil {
 		return usageExit(err)
@@ -38,19 +38,13 @@ func runCriteria(_ context.Context, e Env, args []string) int {
 	if len(pos) == 1 {
 		name = pos[0]
 	}
-	if name == "x402-preflight" || name == preflight.DocumentID {
-		doc, err := corpus.PreflightDocument()
-		if err != nil {
-			fmt.Fprintf(e.Stderr, "payability: %v\n", err)
-			return ExitInternal
-		}
-		e.Stdout.Write(doc)
-		return ExitOK
-	}
 	var doc []byte
-	if name == "x402-lint" || name == "lint" {
+	switch name {
+	case "x402-lint", "lint":
 		doc, err = corpus.LintRules()
-	} else {
+	case "x402-preflight", "preflight", preflight.DocumentID:
+		doc, err = corpus.PreflightDocument()
+	default:
 		svc, ok := serviceArg(name)
 		if !ok {
 			return usageError(e, fs, "the document is payability, rail-probe, x402-lint or x402-preflight")
@@ -81,16 +75,19 @@ func runCorpus(_ context.Context, e Env, args []string) int {
 	for _, svc := range []string{criteria.ServicePayability, criteria.ServiceRailProbe} {
 		ids = max(ids, len(corpus.RefOf(svc).ID))
 	}
-	ids = max(ids, len(preflight.CorpusID), len(corpus.LintRef().ID))
+	ids = max(ids, len(corpus.LintRef().ID), len(preflight.CorpusID))
 	passed, failed, pinsOK := 0, 0, true
-	runs := []func() (corpus.Summary, error){
-		func() (corpus.Summary, error) { return corpus.Run(criteria.ServicePayability) },
-		func() (corpus.Summary, error) { return corpus.Run(criteria.ServiceRailProbe) },
-		corpus.RunLint,
-		corpus.RunPreflight,
-	}
-	for _, run := range runs {
-		s, err := run()
+	for _, svc := range []string{criteria.ServicePayability, criteria.ServiceRailProbe, "x402-lint", preflight.DocumentID} {
+		var s corpus.Summary
+		var err error
+		switch svc {
+		case "x402-lint":
+			s, err = corpus.RunLint()
+		case preflight.DocumentID:
+			s, err = corpus.RunPreflight()
+		default:
+			s, err = corpus.Run(svc)
+		}
 		if err != nil {
 			fmt.Fprintf(e.Stderr, "payability: %v\n", err)
 			return ExitInternal

@@ -46,6 +46,7 @@ exit status: 0 the client closed the session (stdio) or the server was stopped; 
 		CORTXAllowHTTP: *allowPrivate,
 		Render: mcp.Renderers{
 			Op:          func(w io.Writer, rep ops.Report) error { return renderText(w, rep, false) },
+			Lint:        renderLint,
 			Preflight:   func(w io.Writer, rep ops.PreflightReport) { RenderPreflight(w, rep, false) },
 			Reliability: reliability.Render,
 		},

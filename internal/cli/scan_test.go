@@ -18,7 +18,6 @@ import (
 
 	"github.com/exchangerebel/payability/internal/capture"
 	"github.com/exchangerebel/payability/internal/ops"
-	"github.com/exchangerebel/payability/internal/target"
 )
 
 // scanFetcher is safe for the scan's concurrent use: every GET answers the
@@ -32,10 +31,6 @@ func (f *scanFetcher) Get(_ context.Context, url string) capture.Capture {
 		c.Status = 200 // any other URL: NOT-A-402
 	}
 	return c
-}
-
-func (f *scanFetcher) Do(ctx context.Context, r target.Request) capture.Capture {
-	return f.Get(ctx, r.URL)
 }
 
 func (f *scanFetcher) RunProbes(ctx context.Context, url string) []capture.Capture {
@@ -244,8 +239,7 @@ func TestScanProgressOnlyOnATerminal(t *testing.T) {
 
 type fetcherFunc func(ctx context.Context, url string) capture.Capture
 
-func (f fetcherFunc) Get(ctx context.Context, url string) capture.Capture      { return f(ctx, url) }
-func (f fetcherFunc) Do(ctx context.Context, r target.Request) capture.Capture { return f(ctx, r.URL) }
+func (f fetcherFunc) Get(ctx context.Context, url string) capture.Capture { return f(ctx, url) }
 func (f fetcherFunc) RunProbes(ctx context.Context, url string) []capture.Capture {
 	return []capture.Capture{f(ctx, url)}
 }

@@ -41,6 +41,7 @@ const (
 // text is exactly what the command prints.
 type Renderers struct {
 	Op          func(w io.Writer, rep ops.Report) error
+	Lint        func(w io.Writer, rep ops.LintReport) error
 	Preflight   func(w io.Writer, rep ops.PreflightReport)
 	Reliability func(w io.Writer, res reliability.Result) error
 }
@@ -71,6 +72,7 @@ func NewServer(cfg Config) *sdk.Server {
 	add(s, &sdk.Tool{Name: ToolPreflight, Annotations: sends, Description: "Before paying an x402 endpoint: GO, HOLD or STOP (x402-preflight/v1). " +
 		"Lints the unpaid 402, fetches it twice, sends two payment probes that cannot pay and unpaid HEAD and other-method requests, " +
 		"and binds the decision to the selected entry's terms by terms_sha256. GO means no red flag was observed; it never guarantees that a payment settles."}, h.preflight)
+	add(s, &sdk.Tool{Name: ToolLint, Annotations: sends, Description: "x402 protocol conformance of one endpoint's 402 challenge (x402-lint/v1): findings with rule id, severity and field path."}, h.lint)
 	add(s, &sdk.Tool{Name: ToolCheck, Annotations: sends, Description: "A1 check: grade one endpoint's 402 challenge, field by field (payability criteria)."}, h.op(ops.OpCheck))
 	add(s, &sdk.Tool{Name: ToolMemo, Annotations: sends, Description: "A4 memo: grade memo binding over two back-to-back GETs (payability criteria)."}, h.op(ops.OpMemo))
 	add(s, &sdk.Tool{Name: ToolProbe, Annotations: sends, Description: "A3 probe: send the seven published invalid probes and grade each rail (rail-probe criteria)."}, h.op(ops.OpProbe))
@@ -182,6 +184,36 @@ func (h handlers) preflight(ctx context.Context, in PreflightInput) (any, string
 			return nil, "", errInternal
 		}
 		return json.RawMessage(signed), text.String(), nil
+	}
+	return rep, text.String(), nil
+}
+
+// LintInput is x402_lint's input.
+type LintInput struct {
+	URL    string `json:"url" jsonschema:"the x402 resource URL"`
+	Method string `json:"method,omitempty" jsonschema:"GET (default) or POST"`
+	Body   string `json:"body,omitempty" jsonschema:"the JSON body a POST carries (default {})"`
+}
+
+func (h handlers) lint(ctx context.Context, in LintInput) (any, string, error) {
+	method := strings.ToUpper(in.Method)
+	if method != "" && method != "GET" && method != "POST" {
+		return nil, "", argError("method", "must be GET or POST")
+	}
+	var body []byte
+	if in.Body != "" {
+		if !json.Valid([]byte(in.Body)) {
+			return nil, "", argError("body", "is not JSON")
+		}
+		body = []byte(in.Body)
+	}
+	rep, err := h.cfg.Runner.Lint(ctx, in.URL, method, body)
+	if err != nil {
+		return nil, "", refusal(err)
+	}
+	var text bytes.Buffer
+	if err := h.cfg.Render.Lint(&text, rep); err != nil {
+		return nil, "", errInternal
 	}
 	return rep, text.String(), nil
 }

@@ -44,7 +44,11 @@ func failOpenSeller(t *testing.T) *httptest.Server {
 
 func renderers() Renderers {
 	return Renderers{
-		Op:          func(w io.Writer, rep ops.Report) error { _, err := io.WriteString(w, rep.Outcome()+"\n"); return err },
+		Op: func(w io.Writer, rep ops.Report) error { _, err := io.WriteString(w, rep.Outcome()+"\n"); return err },
+		Lint: func(w io.Writer, rep ops.LintReport) error {
+			_, err := io.WriteString(w, rep.Outcome()+"\n")
+			return err
+		},
 		Preflight:   func(w io.Writer, rep ops.PreflightReport) { io.WriteString(w, rep.Summary+"\n") },
 		Reliability: reliability.Render,
 	}
@@ -138,7 +142,7 @@ func TestToolsListedWithSchemasAndHonestAnnotations(t *testing.T) {
 		}
 	}
 	sort.Strings(names)
-	want := []string{ToolCheck, ToolMemo, ToolPreflight, ToolProbe, ToolReliability, ToolTermsHash, ToolVerifyReport}
+	want := []string{ToolCheck, ToolLint, ToolMemo, ToolPreflight, ToolProbe, ToolReliability, ToolTermsHash, ToolVerifyReport}
 	sort.Strings(want)
 	if strings.Join(names, ",") != strings.Join(want, ",") {
 		t.Errorf("tools %v, want %v", names, want)
@@ -261,6 +265,20 @@ func TestTermsHashTool(t *testing.T) {
 	es, _ := m["entries"].([]any)
 	if res.IsError || len(es) != 1 || es[0].(map[string]any)["terms_sha256"] == nil {
 		t.Errorf("entries %v", m)
+	}
+}
+
+func TestLintToolRunsTheOp(t *testing.T) {
+	srv := failOpenSeller(t)
+	cs := connect(t, loopbackConfig())
+	res := call(t, cs, ToolLint, map[string]any{"url": srv.URL + "/"})
+	m := structured(t, res)
+	if res.IsError || m["op"] != "lint" || m["rules"] == nil || text(res) == "" {
+		t.Errorf("lint %v %q", m, text(res))
+	}
+	res = call(t, cs, ToolLint, map[string]any{"url": srv.URL + "/", "method": "DELETE"})
+	if !res.IsError || !strings.Contains(text(res), "method: must be GET or POST") {
+		t.Errorf("bad method: %q", text(res))
 	}
 }
 

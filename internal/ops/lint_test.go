@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/exchangerebel/payability/internal/capture"
 	"github.com/exchangerebel/payability/internal/corpus"
 	"github.com/exchangerebel/payability/internal/lint"
 	"github.com/exchangerebel/payability/internal/target"
@@ -68,6 +69,21 @@ func TestLintOneRequestPerMethod(t *testing.T) {
 	}
 	if rep2, err := r.Run(ctx, OpLint, srv.URL+"/paid"); err != nil || rep2.Outcome() != LintConforms {
 		t.Errorf("Run(lint): %v", err)
+	}
+}
+
+// getOnly is a Fetcher that cannot send POST.
+type getOnly struct{}
+
+func (getOnly) Get(context.Context, string) capture.Capture {
+	return capture.Capture{Outcome: capture.Failed}
+}
+func (getOnly) RunProbes(context.Context, string) []capture.Capture { return nil }
+
+func TestLintPOSTNeedsARequester(t *testing.T) {
+	_, err := Runner{Fetcher: getOnly{}}.Lint(context.Background(), "https://seller.example/x", "POST", nil)
+	if !errors.Is(err, ErrNoRequester) {
+		t.Errorf("%v", err)
 	}
 }
 

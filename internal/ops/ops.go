@@ -34,20 +34,17 @@ func ServiceOf(op string) string {
 type Fetcher interface {
 	Get(ctx context.Context, url string) capture.Capture
 	RunProbes(ctx context.Context, url string) []capture.Capture
-	// Do sends one request under the same limits (preflight's fetches and
-	// probes).
-	Do(ctx context.Context, r target.Request) capture.Capture
 }
 
 // Runner runs ops against live targets.
 type Runner struct {
 	Fetcher Fetcher
 	Now     func() time.Time
+	// Chain makes lint's opt-in chain-readiness look-ups; nil: none.
+	Chain ChainReader
 	// lint grades the preflight's unpaid challenge; nil means lint.Lint.
 	// Tests set it to keep the preflight op's own tests off lint's rules.
 	lint func(lint.Input) lint.Result
-	// Chain makes lint's opt-in chain-readiness look-ups; nil: none.
-	Chain ChainReader
 }
 
 // Envelope holds the common fields of every report.

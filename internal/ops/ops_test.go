@@ -90,8 +90,7 @@ func (s *stamped) Get(context.Context, string) capture.Capture {
 	s.fetched = true
 	return capture.Capture{Outcome: capture.Timeout}
 }
-func (s *stamped) RunProbes(context.Context, string) []capture.Capture      { return nil }
-func (s *stamped) Do(ctx context.Context, r target.Request) capture.Capture { return s.Get(ctx, r.URL) }
+func (s *stamped) RunProbes(context.Context, string) []capture.Capture { return nil }
 
 func TestCheckEndIsStampedAfterTheFetch(t *testing.T) {
 	f := &stamped{}

@@ -69,12 +69,16 @@ func (r PreflightReport) ExitCode() int {
 // Preflight runs x402-preflight/v1 against req.URL: the lint fetch (and
 // lint), the second fetch, the payment probes and the method matrix, each
 // through the Fetcher's limits, then the optional CORTX check; then it
-// decides. The only errors are a URL-policy refusal (*target.PolicyError)
-// and a refused CORTX input (*reliability.InputError); a broken target is a
-// decision.
+// decides. The only errors are a URL-policy refusal (*target.PolicyError),
+// a refused CORTX input (*reliability.InputError) and a Fetcher that cannot
+// send POST and HEAD (ErrNoRequester); a broken target is a decision.
 func (r Runner) Preflight(ctx context.Context, req PreflightRequest) (PreflightReport, error) {
 	if err := target.CheckURL(req.URL); err != nil {
 		return PreflightReport{}, err
+	}
+	fetcher, ok := r.Fetcher.(Requester)
+	if !ok {
+		return PreflightReport{}, ErrNoRequester
 	}
 	body := req.Body
 	if body == nil {
@@ -86,7 +90,7 @@ func (r Runner) Preflight(ctx context.Context, req PreflightRequest) (PreflightR
 			tr.Header["Content-Type"] = "application/json"
 			tr.Body = body
 		}
-		return r.Fetcher.Do(ctx, tr)
+		return fetcher.Do(ctx, tr)
 	}
 
 	in := preflight.Input{Options: req.Options}
@@ -110,7 +114,7 @@ func (r Runner) Preflight(ctx context.Context, req PreflightRequest) (PreflightR
 		in.Second = &second
 		_, probes := preflight.Plan(unpaid.Capture, in.LintResult, req.Options, unpaid.Method, body)
 		for _, p := range probes {
-			c := r.Fetcher.Do(ctx, target.Request{Method: p.Method, URL: req.URL, Header: p.Header, Body: p.Body})
+			c := fetcher.Do(ctx, target.Request{Method: p.Method, URL: req.URL, Header: p.Header, Body: p.Body})
 			in.Answers = append(in.Answers, preflight.Answer{ID: p.ID, Method: p.Method, Capture: c})
 		}
 	}

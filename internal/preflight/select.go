@@ -17,11 +17,8 @@ type Options struct {
 	MaxAmount string `json:"max_amount,omitempty"` // decimal atomic units; "" means no budget
 }
 
-// caip2Pattern is the CAIP-2 chain id grammar (namespace:reference).
-var caip2Pattern = regexp.MustCompile(`^[-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,32}$`)
-
-// ValidCAIP2 reports whether s is a CAIP-2 chain id.
-func ValidCAIP2(s string) bool { return caip2Pattern.MatchString(s) }
+// ValidCAIP2 reports whether s is a CAIP-2 chain id (lint's grammar).
+func ValidCAIP2(s string) bool { return lint.IsCAIP2(s) }
 
 var digitsPattern = regexp.MustCompile(`^[0-9]+$`)
 

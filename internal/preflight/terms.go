@@ -9,28 +9,6 @@ import (
 	"github.com/exchangerebel/payability/internal/report"
 )
 
-// legacyNetworks maps the x402 v1 network names to CAIP-2 until lint's own
-// table (lint.NetworkCAIP2) lands; legacyCAIP2 is the one call to switch.
-var legacyNetworks = map[string]string{
-	"base":           "eip155:8453",
-	"base-sepolia":   "eip155:84532",
-	"avalanche":      "eip155:43114",
-	"avalanche-fuji": "eip155:43113",
-	"polygon":        "eip155:137",
-	"polygon-amoy":   "eip155:80002",
-	"sei":            "eip155:1329",
-	"sei-testnet":    "eip155:1328",
-	"iotex":          "eip155:4689",
-	"peaq":           "eip155:3338",
-	"solana":         "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp",
-	"solana-devnet":  "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1",
-}
-
-func legacyCAIP2(name string) (string, bool) {
-	id, ok := legacyNetworks[name]
-	return id, ok
-}
-
 // networkCAIP2 is the CAIP-2 id of an entry's network: a v2 entry states a
 // CAIP-2 id (anything else has none); a v1 entry states a legacy name (mapped)
 // or, as some sellers do, a CAIP-2 id already.
@@ -39,7 +17,7 @@ func networkCAIP2(version int, network string) (string, bool) {
 		return network, true
 	}
 	if version == 1 {
-		return legacyCAIP2(network)
+		return lint.NetworkCAIP2(network)
 	}
 	return "", false
 }

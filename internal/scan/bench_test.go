@@ -10,7 +10,6 @@ import (
 
 	"github.com/exchangerebel/payability/internal/capture"
 	"github.com/exchangerebel/payability/internal/ops"
-	"github.com/exchangerebel/payability/internal/target"
 )
 
 // lines streams n URLs over 64 hosts without holding them.
@@ -56,8 +55,6 @@ func newMemFetcher() memFetcher {
 }
 
 func (f memFetcher) Get(context.Context, string) capture.Capture { return f.c }
-
-func (f memFetcher) Do(context.Context, target.Request) capture.Capture { return f.c }
 
 func (f memFetcher) RunProbes(context.Context, string) []capture.Capture {
 	return []capture.Capture{f.c, f.c, f.c, f.c, f.c, f.c, f.c}

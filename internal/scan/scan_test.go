@@ -192,10 +192,6 @@ func (f *fakeFetcher) Get(ctx context.Context, url string) capture.Capture {
 	return capture.Capture{Outcome: capture.OK, Status: 402, Header: capture.Header{"Payment-Required": {h}}, Body: []byte(b)}
 }
 
-func (f *fakeFetcher) Do(ctx context.Context, r target.Request) capture.Capture {
-	return f.Get(ctx, r.URL)
-}
-
 func (f *fakeFetcher) RunProbes(ctx context.Context, url string) []capture.Capture {
 	cs := make([]capture.Capture, 7)
 	for i := range cs {
