@@ -251,8 +251,8 @@ func TestActionPreflightLoop(t *testing.T) {
 	}
 }
 
-// TestActionLintLoop: lint runs once per URL with the method given; its
-// findings keep their severity.
+// TestActionLintLoop: lint runs once per URL with the method given (else as
+// a scan); its findings keep their severity.
 func TestActionLintLoop(t *testing.T) {
 	free := freeSite(t)
 	r := runAction(t, map[string]string{"urls": free, "op": "lint", "method": "POST", "allow-private": "true"})
@@ -261,6 +261,12 @@ func TestActionLintLoop(t *testing.T) {
 	}
 	if !strings.Contains(r.summary, "### payability lint: fail") || !strings.Contains(readFile(t, r.outputs["report"]), `"method": "POST"`) {
 		t.Errorf("summary:\n%s", r.summary)
+	}
+	// Without a method, lint runs as one scan (JSON Lines records).
+	r = runAction(t, map[string]string{"urls": free + "\n" + free + "?b=1", "op": "lint", "allow-private": "true", "fail-on": "never"})
+	report := readFile(t, r.outputs["report"])
+	if r.code != 0 || r.outputs["overall"] != "fail" || strings.Count(report, "\n") != 2 || !strings.HasPrefix(report, `{"line":`) {
+		t.Errorf("lint scan: exit %d, overall %q\n%s", r.code, r.outputs["overall"], report)
 	}
 }
 

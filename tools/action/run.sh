@@ -6,9 +6,10 @@
 #   - the markdown summary to $GITHUB_STEP_SUMMARY,
 #   - outputs overall, report (the JSON path), sarif, junit and summary (paths)
 #     to $GITHUB_OUTPUT.
-# Several URLs: check, memo and probe run as one `payability scan` (its
-# concurrency and per-host limits, JSON Lines); preflight and lint, which
-# scan does not run (lint: not with --method), run once per URL in turn. Either way the JSON is rendered once
+# Several URLs: check, memo, probe and lint (without method) run as one
+# `payability scan` (its concurrency and per-host limits, JSON Lines);
+# preflight, and lint with a method, which scan does not run, run once per
+# URL in turn. Either way the JSON is rendered once
 # by `payability render`, so every format is one document over all URLs
 # (docs/ci.md). Exit status: 0, or 3 when the overall reached fail-on, or 1
 # (2 for bad inputs) when something could not be run.
@@ -60,13 +61,19 @@ printf '%s\n' "${INPUT_URLS:-}" | tr -d '\r' | sed -e 's/^[[:space:]]*//' -e 's/
 private=()
 [ "$allow_private" = true ] && private=(--allow-private)
 
+mode=loop
 case "$op" in
-  check|memo|probe)
+  check|memo|probe) mode=scan ;;
+  lint) [ -n "$method" ] || mode=scan ;;
+esac
+
+case "$mode" in
+  scan)
     payability scan --op "$op" --quiet "${private[@]}" --out "$report" "$urls"
     rc=$?
     [ "$rc" -eq 0 ] || fail "payability scan exited $rc" 1
     ;;
-  preflight|lint)
+  loop)
     : > "$report"
     n=0
     while IFS= read -r url; do
