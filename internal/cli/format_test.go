@@ -15,6 +15,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
 	"github.com/exchangerebel/payability/internal/capture"
 	"github.com/exchangerebel/payability/internal/format"
 )
@@ -99,12 +101,43 @@ func TestFormatsCarryNoFetchedValue(t *testing.T) {
 					t.Errorf("%s output carries a fetched value:\n%s", name, s)
 				}
 			}
+			validSARIF(t, outputs["sarif"])
 			// render of the JSON carries no more either.
 			rendered, _, code := runReal(t, "render", "--format", "markdown", filepath.Join(dir, op+".json"))
 			if code != ExitOK || strings.Contains(rendered, formatCanary) || !strings.Contains(rendered, "| "+url) {
 				t.Errorf("render: exit %d\n%s", code, rendered)
 			}
 		})
+	}
+}
+
+// validSARIF validates a log the CLI wrote against the vendored SARIF 2.1.0
+// schema (internal/format/testdata/README.md says where it comes from).
+func validSARIF(t *testing.T, log string) {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("..", "format", "testdata", "sarif-schema-2.1.0.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	schemaDoc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := jsonschema.NewCompiler()
+	c.AssertFormat()
+	if err := c.AddResource("sarif-schema-2.1.0.json", schemaDoc); err != nil {
+		t.Fatal(err)
+	}
+	schema, err := c.Compile("sarif-schema-2.1.0.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := jsonschema.UnmarshalJSON(strings.NewReader(log))
+	if err != nil {
+		t.Fatalf("the SARIF output is not JSON: %v", err)
+	}
+	if err := schema.Validate(v); err != nil {
+		t.Errorf("the SARIF output is not valid SARIF 2.1.0: %v", err)
 	}
 }
 
@@ -350,6 +383,7 @@ func TestPreflightFormats(t *testing.T) {
 					t.Errorf("%s output carries a fetched value:\n%s", name, s)
 				}
 			}
+			validSARIF(t, outputs["sarif"])
 			if rec.Decision != "GO" && !strings.Contains(stdout, "title=preflight/"+rec.Decision+"::"+tc.url+" decision:") {
 				t.Errorf("github:\n%s", stdout)
 			}
