@@ -83,7 +83,7 @@ func readBounded(e Env, name string, limit int) ([]byte, error) {
 
 func runPreflight(ctx context.Context, e Env, args []string) int {
 	fs := newFlagSet(e, "preflight",
-		"preflight URL [--method GET|POST] [--body JSON|@FILE] [--network CAIP2] [--scheme S] [--asset ADDR] [--max-amount ATOMIC] [--service-id ID] [--json] [--format FORMAT[=FILE]]... [--fail-on LEVEL] [--allow-private] [--sign-key FILE]",
+		"preflight URL [--method GET|POST] [--body JSON|@FILE] [--network CAIP2] [--scheme S] [--asset ADDR] [--max-amount ATOMIC] [--service-id ID] [--cortx-api URL] [--json] [--format FORMAT[=FILE]]... [--fail-on LEVEL] [--allow-private] [--sign-key FILE]",
 		preflightNote)
 	var p preflightFlags
 	fs.StringVar(&p.method, "method", "", "the gated `METHOD`, GET or POST (default: GET, then POST when GET is not a 402)")
