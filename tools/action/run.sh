@@ -80,7 +80,7 @@ case "$mode" in
       n=$((n + 1))
       args=("$op" --json --fail-on never "${private[@]}")
       [ -n "$method" ] && args+=(--method "$method")
-      payability "${args[@]}" -- "$url" > "$out/one.json"
+      payability "${args[@]}" -- "$url" < /dev/null > "$out/one.json"
       rc=$?
       case "$rc" in
         0) cat "$out/one.json" >> "$report" ;;
