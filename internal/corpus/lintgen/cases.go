@@ -377,6 +377,8 @@ func dialectCases() []synth {
 	mismatch("asset", func(e M) { e["asset"] = feePayer })
 	mismatch("scheme", func(e M) { e["scheme"] = "upto" })
 	mismatch("amount-leading-zero", func(e M) { e["maxAmountRequired"] = "010000" })
+	mismatch("amount-empty", func(e M) { e["maxAmountRequired"] = "" })
+	mismatch("network-unknown", func(e M) { e["network"] = "solana-mainnet" })
 	add("both-legs-entry-count", "the header has two entries, the body one",
 		both402(v2Doc(svmEntry(), evmEntry()), v1Doc(svmEntry())))
 	add("v2-body-only", "a v2 document only in the body: graded as a body leg, plus the missing header",
