@@ -225,7 +225,7 @@ func RenderPreflight(w io.Writer, rep ops.PreflightReport, colour bool) {
 		fmt.Fprintf(w, "  %-14s %-4s %s\n", f.Role+" fetch", f.Method, outcomeText(string(f.Outcome), f.Status))
 	}
 	if rep.Lint != nil {
-		fmt.Fprintf(w, "  %-14s %d errors, %d warnings, %d entries\n", "lint", rep.Lint.Errors, rep.Lint.Warnings, rep.Lint.Entries)
+		fmt.Fprintf(w, "  %-14s %d errors, %d warnings (%s)\n", "lint", rep.Lint.Errors, rep.Lint.Warnings, plural(rep.Lint.Entries, "entry", "entries"))
 	}
 	if s := rep.SelectedEntry; s != nil {
 		fmt.Fprintf(w, "  %-14s %s accepts[%d]: x402 v%d, %s on %s\n", "selected", s.Leg, s.Index, s.X402Version, s.Scheme, s.Network)
@@ -234,7 +234,7 @@ func RenderPreflight(w io.Writer, rep ops.PreflightReport, colour bool) {
 		fmt.Fprintf(w, "  %-14s %s\n", "terms_sha256", *rep.TermsSHA256)
 	}
 	if rep.Lint != nil {
-		fmt.Fprintf(w, "  %-14s memo %s, nonce %s\n", "second fetch", rep.Challenge.Memo, rep.Challenge.Nonce)
+		fmt.Fprintf(w, "  %-14s memo %s, nonce %s\n", "freshness", rep.Challenge.Memo, rep.Challenge.Nonce)
 	}
 	for _, pr := range append(append([]preflight.ProbeRecord{}, rep.Probes...), rep.MethodMatrix...) {
 		if rep.Lint == nil {
@@ -263,4 +263,11 @@ func outcomeText(outcome string, status int) string {
 		return fmt.Sprintf("(%d)", status)
 	}
 	return "(" + outcome + ")"
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
