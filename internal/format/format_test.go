@@ -544,3 +544,25 @@ func TestLinesAndOverall(t *testing.T) {
 		t.Errorf("overall %q", b.String())
 	}
 }
+
+// TestMarkdownBoundsFindingRows: past MarkdownMaxFindings rows, one line
+// counts the rest.
+func TestMarkdownBoundsFindingRows(t *testing.T) {
+	var results []Result
+	for i := 0; i < MarkdownMaxFindings+5; i++ {
+		results = append(results, Refused("check", testURL, "url_scheme"))
+	}
+	var b bytes.Buffer
+	_ = Markdown(&b, Run{Op: "check", Results: results})
+	if n := strings.Count(b.String(), "| error | refused/url_scheme |"); n != MarkdownMaxFindings {
+		t.Errorf("%d finding rows, want %d", n, MarkdownMaxFindings)
+	}
+	if !strings.Contains(b.String(), "… and 5 more findings") || strings.Count(b.String(), "refused: url_scheme") != MarkdownMaxFindings+5 {
+		t.Errorf("no count of the rest, or endpoint rows missing")
+	}
+	b.Reset()
+	_ = Markdown(&b, Run{Op: "check", Results: results[:MarkdownMaxFindings]})
+	if strings.Contains(b.String(), "more findings") {
+		t.Error("a count line at exactly the bound")
+	}
+}

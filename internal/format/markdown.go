@@ -7,10 +7,15 @@ import (
 	"strings"
 )
 
+// MarkdownMaxFindings bounds the finding rows of a Markdown summary (a job
+// summary is at most 1 MiB); the rest are counted in a last line.
+const MarkdownMaxFindings = 1000
+
 // Markdown writes a summary fit for $GITHUB_STEP_SUMMARY or a pull-request
 // comment: a heading with the overall, a table with one row per endpoint,
-// and a table with one row per finding. Table cells are escaped: pipes,
-// backslashes, HTML's < > &, and line breaks.
+// and a table with one row per finding (at most MarkdownMaxFindings, then
+// how many more). Table cells are escaped: pipes, backslashes, HTML's < > &,
+// and line breaks.
 func Markdown(w io.Writer, run Run) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "### payability %s: %s\n\n", mdCell(run.Op), run.Overall())
@@ -21,8 +26,14 @@ func Markdown(w io.Writer, run Run) error {
 		fmt.Fprintf(bw, "| %s | %s %s | %s | %d | %d | %d |\n", mdCell(r.URL), mark(r.Overall()), r.Overall(), mdCell(r.Outcome), e, wn, n)
 	}
 	any := false
+	rows, more := 0, 0
 	for _, r := range run.Results {
 		for _, f := range r.Findings() {
+			if rows == MarkdownMaxFindings {
+				more++
+				continue
+			}
+			rows++
 			if !any {
 				fmt.Fprintln(bw)
 				fmt.Fprintln(bw, "| endpoint | level | rule | field | message |")
@@ -31,6 +42,9 @@ func Markdown(w io.Writer, run Run) error {
 			}
 			fmt.Fprintf(bw, "| %s | %s | %s | %s | %s |\n", mdCell(r.URL), f.Level, mdCell(f.Rule), mdCell(f.Field), mdCell(f.Message))
 		}
+	}
+	if more > 0 {
+		fmt.Fprintf(bw, "\n… and %d more findings (the SARIF, JUnit and JSON outputs have them all).\n", more)
 	}
 	if !any {
 		fmt.Fprintln(bw)
