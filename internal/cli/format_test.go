@@ -297,6 +297,9 @@ func TestScanFormats(t *testing.T) {
 	if err := json.Unmarshal([]byte(read("sarif")), &sarif); err != nil || len(sarif.Runs) != 1 || len(sarif.Runs[0].Results) != len(lines) {
 		t.Errorf("sarif: %v, %+v; want one run with %d results", err, sarif, len(lines))
 	}
+	if _, stderr, code := runScanCLI(t, context.Background(), &scanFetcher{}, false, "", "--op", "check", "--out", files["sarif"], "--format", "sarif="+files["sarif"], in); code != exitUsage {
+		t.Errorf("--out and --format on one file: exit %d, %q", code, stderr)
+	}
 	// Without --fail-on the scan still exits 0, and stdout stays JSON Lines.
 	out, _, code := runScanCLI(t, context.Background(), &scanFetcher{}, false, "", "--op", "check", in)
 	if code != ExitOK || strings.Count(out, "\n") != 3 || !json.Valid([]byte(strings.Split(out, "\n")[0])) {

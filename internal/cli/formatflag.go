@@ -206,3 +206,13 @@ func (o *outputFlags) hasFile(name string) bool {
 	}
 	return false
 }
+
+// hasPath reports whether a --format writes to path.
+func (o *outputFlags) hasPath(path string) bool {
+	for _, f := range o.files {
+		if f.path == path {
+			return true
+		}
+	}
+	return false
+}

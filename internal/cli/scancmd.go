@@ -52,6 +52,9 @@ or a failed write; 2 bad usage; 3 the overall reached --fail-on; 130 interrupted
 	if err := outFlags.check("json"); err != nil {
 		return usageError(e, fs, "%v", err)
 	}
+	if *outPath != "" && *outPath != "-" && outFlags.hasPath(*outPath) {
+		return usageError(e, fs, "--out and a --format name the same file")
+	}
 	ops3 := []string{ops.OpCheck, ops.OpMemo, ops.OpProbe, ops.OpLint}
 	switch {
 	case !oneOf(*op, ops3):
