@@ -476,6 +476,7 @@ func (j *judge) entry(l leg, i int) {
 		at("scheme_missing", "scheme")
 	} else if s != "exact" && s != "upto" {
 		at("scheme_unknown", "scheme")
+		return // skipped by clients; its fields are its scheme's business
 	} else {
 		scheme = s
 	}
