@@ -129,11 +129,6 @@ func runPreflight(ctx context.Context, e Env, args []string) int {
 	runner := ops.Runner{Fetcher: e.fetcher(*allowPrivate), Now: e.now()}
 	rep, err := runner.Preflight(ctx, req)
 	if err != nil {
-		var ie *reliability.InputError
-		if errors.As(err, &ie) {
-			fmt.Fprintf(e.Stderr, "payability: %s\n", ie.Error())
-			return exitUsage
-		}
 		return refusal(e, err)
 	}
 	res, err := format.FromPreflightReport(rep)
