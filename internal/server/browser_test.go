@@ -162,7 +162,6 @@ func TestPageInABrowser(t *testing.T) {
 		t.Errorf("first Tab focuses %q (%v), want the skip link", focused, err)
 	}
 
-
 	t.Run("pre-check with JavaScript", func(t *testing.T) {
 		must(t, chromedp.Do(ctx,
 			chromedp.SetValue(chromedp.ID("precheck-url"), "https://example.com/paid"),

@@ -47,8 +47,8 @@ func TestOwnChallengesMeetTheLintRulesWithBothRails(t *testing.T) {
 				X402Version int `json:"x402Version"`
 				Accepts     []struct {
 					Scheme, Network, Amount, MaxAmountRequired, Asset, PayTo, Resource, Description string
-					MaxTimeoutSeconds                                                                int
-					Extra                                                                            struct{ FeePayer, Memo string }
+					MaxTimeoutSeconds                                                               int
+					Extra                                                                           struct{ FeePayer, Memo string }
 				}
 			}
 			json.Unmarshal(res.body, &v1)
