@@ -1,14 +1,19 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/exchangerebel/payability/internal/buildinfo"
 	"github.com/exchangerebel/payability/internal/gate"
+	"github.com/exchangerebel/payability/internal/ops"
 	"github.com/exchangerebel/payability/internal/solana"
+	"github.com/exchangerebel/payability/internal/target"
 )
 
 // With both rails configured, our own challenges meet the rules issue 13
@@ -92,6 +97,31 @@ func TestOwnChallengesMeetTheLintRulesWithBothRails(t *testing.T) {
 	for _, it := range man.Items {
 		if it.Accepts[0].Extra.FeePayer != h.gate.Terms.FeePayer {
 			t.Errorf("manifest item without the fee payer: %+v", it)
+		}
+	}
+}
+
+// `payability lint --method POST --body {"url":…}` on each of our paid
+// routes, with both rails configured, gives 0 errors and 0 warnings (and so
+// does a plain GET): the x402-lint/v1 rules hold for our own challenges.
+func TestOwnChallengesLintClean(t *testing.T) {
+	h := newHarness(t, ServeAll)
+	withFacilitator(t, h)
+	runner := ops.Runner{Fetcher: target.New(target.Options{AllowPrivate: true, UserAgent: buildinfo.UserAgent}), Now: time.Now}
+	body := []byte(`{"url":"https://example.com/paid"}`)
+	for _, path := range []string{"/toll/payability/check", "/toll/payability/memo", "/toll/rail-probe/probe"} {
+		for _, method := range []string{http.MethodPost, http.MethodGet} {
+			rep, err := runner.Lint(context.Background(), h.srv.URL+path, method, body)
+			if err != nil {
+				t.Fatalf("lint %s %s: %v", method, path, err)
+			}
+			errs, warns := rep.Counts()
+			if errs != 0 || warns != 0 || !rep.Conforms || rep.Status != http.StatusPaymentRequired {
+				t.Errorf("lint %s %s: %d errors, %d warnings, status %d", method, path, errs, warns, rep.Status)
+				for _, f := range rep.Findings {
+					t.Logf("  %s %s %s %s: %s", f.Severity, f.Rule, f.Leg, f.Field, f.Message)
+				}
+			}
 		}
 	}
 }
