@@ -148,6 +148,11 @@ func TestPageInABrowser(t *testing.T) {
 		if (scheme == "dark") != (bg != "rgb(255, 255, 255)") {
 			t.Errorf("%s: body background %s", scheme, bg)
 		}
+		low, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](contrastJS))
+		must(t, err)
+		for _, l := range low {
+			t.Errorf("%s: contrast below WCAG AA 4.5:1: %s", scheme, l)
+		}
 		shot, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
 		must(t, err)
 		must(t, os.WriteFile(filepath.Join(dir, "page-"+scheme+".png"), shot, 0o644))
@@ -156,6 +161,12 @@ func TestPageInABrowser(t *testing.T) {
 		must(t, os.WriteFile(filepath.Join(dir, "page-"+scheme+"-full.png"), full, 0o644))
 	}
 	t.Logf("screenshots in %s", dir)
+	unlabelled, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](
+		`[...document.querySelectorAll("input, select, textarea")].filter(e => e.labels.length === 0).map(e => e.id || e.name)`))
+	must(t, err)
+	if len(unlabelled) != 0 {
+		t.Errorf("form controls without a label: %v", unlabelled)
+	}
 	// Keyboard: the first Tab reaches the skip link.
 	must(t, chromedp.Do(ctx, chromedp.KeyEvent("\t")))
 	if focused, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.activeElement.className`)); err != nil || focused != "skip" {
@@ -241,3 +252,22 @@ func TestPageInABrowser(t *testing.T) {
 		}
 	})
 }
+
+// contrastJS lists the text elements whose contrast against their
+// effective background is below 4.5:1 (WCAG 2 AA for normal text), computed
+// from the browser's own resolved colours.
+const contrastJS = `(() => {
+  const rgb = s => (s.match(/[0-9.]+/g) || []).map(Number);
+  const lum = c => { const v = c.slice(0, 3).map(x => { x /= 255; return x <= 0.03928 ? x / 12.92 : Math.pow((x + 0.055) / 1.055, 2.4); });
+    return 0.2126 * v[0] + 0.7152 * v[1] + 0.0722 * v[2]; };
+  const bgOf = e => { for (; e; e = e.parentElement) { const c = rgb(getComputedStyle(e).backgroundColor); if (c.length === 3 || c[3] > 0) return c; }
+    return [255, 255, 255]; };
+  const out = [];
+  for (const e of document.querySelectorAll("h1, h2, h3, p, a, th, td, dt, dd, label, button, code, summary, li, .hint")) {
+    if (!e.offsetParent && e.tagName !== "BODY") continue;
+    const fg = rgb(getComputedStyle(e).color), bg = bgOf(e);
+    const a = lum(fg), b = lum(bg), ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+    if (ratio < 4.5) out.push(e.tagName.toLowerCase() + (e.className ? "." + e.className : "") + " " + ratio.toFixed(2));
+  }
+  return out;
+})()`
