@@ -336,12 +336,12 @@ func TestPaidRoutesLintHygiene(t *testing.T) {
 			t.Errorf("OPTIONS %s: %d %v", path, res.status, res.header)
 		}
 	}
-	res := h.do(http.MethodPost, "/toll/payability/precheck", `{"url":"https://example.com/x"}`, jsonCT)
+	res := h.do(http.MethodPost, "/toll/payability/precheck", `{"url":"https://example.com/x","caller":"`+testPayTo+`"}`, jsonCT)
 	if res.header.Get("Access-Control-Allow-Origin") != "" {
 		t.Errorf("the pre-check answers CORS: %v", res.header)
 	}
 	// The exhausted pre-check's 402 (the same client again at once) is a challenge too.
-	res = h.do(http.MethodPost, "/toll/payability/precheck", `{"url":"https://example.com/x"}`, jsonCT)
+	res = h.do(http.MethodPost, "/toll/payability/precheck", `{"url":"https://example.com/x","caller":"`+testPayTo+`"}`, jsonCT)
 	if res.status != 402 || res.header.Get("Cache-Control") != "no-store" {
 		t.Errorf("exhausted pre-check: %d %v", res.status, res.header)
 	}
@@ -426,7 +426,7 @@ func TestPrecheckFormIsSameOriginOnly(t *testing.T) {
 		}
 		return h.do(http.MethodPost, "/precheck/page", fields, all)
 	}
-	good := "url=" + url.QueryEscape("https://example.com/paid") + "&op=probe"
+	good := "url=" + url.QueryEscape("https://example.com/paid") + "&op=probe&caller=" + testPayTo
 	for _, c := range []struct {
 		name string
 		hdr  map[string]string
@@ -450,7 +450,7 @@ func TestPrecheckFormIsSameOriginOnly(t *testing.T) {
 		t.Errorf("the refused posts were counted: %s", res.body)
 	}
 	h.clock.Add(10e9)
-	res = form(map[string]string{"Sec-Fetch-Site": "same-origin"}, "url="+url.QueryEscape("ftp://example.com/x")+"&op=check")
+	res = form(map[string]string{"Sec-Fetch-Site": "same-origin"}, "url="+url.QueryEscape("ftp://example.com/x")+"&op=check&caller="+testPayTo)
 	if res.status != 400 || !strings.Contains(string(res.body), "url_scheme") {
 		t.Errorf("refused URL: %d %s", res.status, res.body)
 	}
