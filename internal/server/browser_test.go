@@ -161,6 +161,17 @@ func TestPageInABrowser(t *testing.T) {
 		must(t, os.WriteFile(filepath.Join(dir, "page-"+scheme+"-full.png"), full, 0o644))
 	}
 	t.Logf("screenshots in %s", dir)
+	// The page loads its own two assets and nothing from another origin.
+	loaded, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`performance.getEntriesByType("resource").map(e => e.name)`))
+	must(t, err)
+	if len(loaded) != 2 {
+		t.Errorf("the page loaded %v, want its stylesheet and script", loaded)
+	}
+	for _, u := range loaded {
+		if !strings.HasPrefix(u, h.srv.URL+"/static/") {
+			t.Errorf("the page loaded %s", u)
+		}
+	}
 	unlabelled, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](
 		`[...document.querySelectorAll("input, select, textarea")].filter(e => e.labels.length === 0).map(e => e.id || e.name)`))
 	must(t, err)
