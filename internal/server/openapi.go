@@ -67,7 +67,8 @@ func (s *Server) apiOps() []apiOp {
 		op := free(summary, schema{
 			"200": resp("The page with the signed pre-check answer.", htmlContent()),
 			"400": resp("The page with the refusal naming the rule, or a malformed form.", htmlContent()),
-			"402": resp("The page saying the free allowance is used up.", htmlContent()),
+			"402": schema{"description": "The page saying the free allowance is used up, with the paid op's challenge header.",
+				"headers": schema{gateHeader: schema{"required": true, "schema": str()}}, "content": htmlContent()},
 			"403": problemResp("cross_site_refused: the form was not posted by a page of this worker."),
 			"413": problemResp("request_body_over_cap"),
 			"415": problemResp("unsupported_media_type: not a form post."),

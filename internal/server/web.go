@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"embed"
 	"encoding/json"
+	"errors"
 	"html/template"
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -29,7 +31,8 @@ type web struct {
 	page    *template.Template
 	css, js []byte
 	started time.Time
-	global  bool // the root routes are registered
+	global  bool                    // the root routes are registered
+	text    map[string]criteriaText // by service
 }
 
 func newWeb(s *Server) (*web, error) {
@@ -45,8 +48,16 @@ func newWeb(s *Server) (*web, error) {
 	if err != nil {
 		return nil, err
 	}
+	text := map[string]criteriaText{}
+	for _, svc := range []string{criteria.ServicePayability, criteria.ServiceRailProbe} {
+		var t criteriaText
+		if err := json.Unmarshal(criteria.Raw(svc), &t); err != nil {
+			return nil, err
+		}
+		text[svc] = t
+	}
 	s.describeOffers()
-	return &web{page: page, css: css, js: js, started: s.cfg.Now()}, nil
+	return &web{page: page, css: css, js: js, started: s.cfg.Now(), text: text}, nil
 }
 
 // describeOffers puts the bazaar extension into each paid op's offer, from
@@ -172,8 +183,7 @@ func (s *Server) pageData(service string) pageData {
 	urls := map[string]string{}
 	for _, svc := range services {
 		doc, _ := criteria.ForService(svc)
-		var text criteriaText
-		_ = json.Unmarshal(criteria.Raw(svc), &text)
+		text := s.web.text[svc]
 		ref := corpus.RefOf(svc)
 		v := serviceView{
 			Name: svc, Root: prefixOf(svc) + "/", CriteriaURL: prefixOf(svc) + "/criteria", CorpusURL: prefixOf(svc) + "/corpus",
@@ -265,7 +275,7 @@ func (s *Server) readForm(w http.ResponseWriter, r *http.Request, route string, 
 	v, err := url.ParseQuery(string(body))
 	if err == nil {
 		for k, vals := range v {
-			if len(vals) != 1 || !containsString(fields, k) {
+			if len(vals) != 1 || !slices.Contains(fields, k) {
 				err = errBadForm
 			}
 		}
@@ -278,20 +288,7 @@ func (s *Server) readForm(w http.ResponseWriter, r *http.Request, route string, 
 	return v, true
 }
 
-type formError struct{}
-
-func (formError) Error() string { return "form" }
-
-var errBadForm error = formError{}
-
-func containsString(list []string, v string) bool {
-	for _, x := range list {
-		if x == v {
-			return true
-		}
-	}
-	return false
-}
+var errBadForm = errors.New("form fields")
 
 // handlePrecheckForm is the page's pre-check without JavaScript: the form's
 // fields become the JSON body of POST …/precheck, answered by the very same
@@ -348,6 +345,14 @@ func (s *Server) handlePrecheckForm(service string) http.HandlerFunc {
 		rec := newRecorder()
 		s.handlePrecheck(rec, inner, target, apiPath)
 		d.Precheck = precheckResult(rec)
+		// The pre-check's own answer headers travel with the page: the
+		// paid challenge of an exhausted allowance, Retry-After, the
+		// remaining free calls.
+		for _, k := range []string{gateHeader, "Retry-After", "X-Free-Calls-Remaining"} {
+			if v := rec.header.Get(k); v != "" {
+				w.Header().Set(k, v)
+			}
+		}
 		s.count(route, "ok")
 		s.renderPage(w, rec.status, d)
 	}

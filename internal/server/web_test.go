@@ -449,6 +449,12 @@ func TestPrecheckFormIsSameOriginOnly(t *testing.T) {
 	if !strings.Contains(string(res.body), "&#34;free_calls_used_today&#34;: 1,") {
 		t.Errorf("the refused posts were counted: %s", res.body)
 	}
+	// At once again: the allowance's minimum interval; the page carries the
+	// paid challenge as the JSON route's answer does.
+	res = form(map[string]string{"Sec-Fetch-Site": "same-origin"}, good)
+	if res.status != 402 || res.header.Get("PAYMENT-REQUIRED") == "" || !strings.Contains(string(res.body), "free allowance is used up") {
+		t.Errorf("exhausted form pre-check: %d %v", res.status, res.header)
+	}
 	h.clock.Add(10e9)
 	res = form(map[string]string{"Sec-Fetch-Site": "same-origin"}, "url="+url.QueryEscape("ftp://example.com/x")+"&op=check&caller="+testPayTo)
 	if res.status != 400 || !strings.Contains(string(res.body), "url_scheme") {
