@@ -235,7 +235,7 @@ func TestPageInABrowser(t *testing.T) {
 			chromedp.SetValue(chromedp.ID("precheck-caller"), testPayTo),
 		))
 		submit(t, ctx, "#precheck-form button")
-		if loc, _ := chromedp.Run(ctx, chromedp.Location()); !strings.HasSuffix(loc, "/toll/rail-probe/precheck/page") {
+		if loc, _ := chromedp.Run(ctx, chromedp.Location()); !strings.HasSuffix(loc, "/toll/rail-probe/precheck/page#precheck-result") {
 			t.Fatalf("the form did not post to the form route: %s", loc)
 		}
 		signed := text(t, ctx, "#precheck-result pre")
@@ -261,6 +261,9 @@ func TestPageInABrowser(t *testing.T) {
 				t.Errorf("the page echoes the pasted report")
 			}
 		}
+		shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+		must(t, err)
+		must(t, os.WriteFile(filepath.Join(dir, "rail-probe-nojs-answered.png"), shot, 0o644))
 	})
 }
 
