@@ -71,7 +71,7 @@ func (s *Server) apiOps() []apiOp {
 				"headers": schema{gateHeader: schema{"required": true, "schema": str()}}, "content": htmlContent()},
 			"403": problemResp("cross_site_refused: the form was not posted by a page of this worker."),
 			"413": problemResp("request_body_over_cap"),
-			"415": problemResp("unsupported_media_type: not a form post."),
+			"415": problemResp("content_type_unsupported: not a form post."),
 			"429": resp("The page saying the client is rate limited.", htmlContent()),
 		})
 		op["description"] = "The page's pre-check form without JavaScript: the fields become the JSON body of POST …/precheck and are answered by it. Only a same-origin form post (Sec-Fetch-Site, else Origin) is taken, so no other site can spend a visitor's free allowance."
@@ -83,7 +83,7 @@ func (s *Server) apiOps() []apiOp {
 		op := free(summary, schema{
 			"200": resp("The page saying whether the report verified.", htmlContent()),
 			"400": problemResp("request_malformed"), "413": problemResp("request_body_over_cap"),
-			"415": problemResp("unsupported_media_type: not a form post."),
+			"415": problemResp("content_type_unsupported: not a form post."),
 		})
 		op["requestBody"] = schema{"required": true, "content": schema{"application/x-www-form-urlencoded": schema{"schema": schema{
 			"type": "object", "properties": schema{"report": str()}, "required": []string{"report"}, "additionalProperties": false}}}}
@@ -93,7 +93,7 @@ func (s *Server) apiOps() []apiOp {
 		op := free(summary, schema{
 			"200": resp("Whether the body carries a valid signature by one of this server's keys.", jsonContent(verificationSchema())),
 			"413": problemResp("request_body_over_cap"),
-			"415": problemResp("unsupported_media_type: the body must be sent as application/json."),
+			"415": problemResp("content_type_unsupported: the body must be sent as application/json."),
 		})
 		op["description"] = "Verifies a signed report or pre-check answer against this server's JWKS. The body is verified in memory and never stored."
 		op["requestBody"] = schema{"required": true, "content": jsonContent(freeObject("a signed report or pre-check answer"))}
@@ -134,7 +134,7 @@ func (s *Server) apiOps() []apiOp {
 			"400": problemResp("request_malformed, url_missing, caller_invalid, or the URL-policy rule that refused the URL; free."),
 			"402": s.challengeResponse("The free allowance is used up (free_daily_limit or free_min_interval): the paid op's challenge."),
 			"413": problemResp("request_body_over_cap"),
-			"415": problemResp("unsupported_media_type: the body must be sent as application/json."),
+			"415": problemResp("content_type_unsupported: the body must be sent as application/json."),
 			"429": problemResp("rate_limited"),
 		})
 		pre["requestBody"] = schema{"required": true, "content": jsonContent(precheckBodySchema(svc))}

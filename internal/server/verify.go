@@ -25,7 +25,7 @@ type Verification struct {
 
 // Closed request-error codes of /verify and the page's forms.
 const (
-	errUnsupportedMedia = "unsupported_media_type"
+	errUnsupportedMedia = "content_type_unsupported" // the code the JSON routes use (issue 11)
 	errCrossSite        = "cross_site_refused"
 )
 
