@@ -201,6 +201,7 @@ func (s *Server) paidOp(op string, post bool) schema {
 	responses["400"] = problemResp("request_malformed, url_missing, or the URL-policy rule that refused the URL; free, the payment is not consumed.")
 	responses["409"] = problemResp("payment_in_progress: another request holds this payment (Retry-After).")
 	responses["413"] = problemResp("request_body_over_cap")
+	responses["415"] = problemResp("content_type_unsupported: the body must be sent as application/json.")
 	responses["500"] = problemResp("internal_error: the same payment resumes once at no charge.")
 	o["requestBody"] = schema{"required": true, "content": jsonContent(urlBodySchema())}
 	o["description"] = "Pay with the direct rail (X-Payment-Tx and X-Payment-Memo) or the facilitator rail (PAYMENT-SIGNATURE, x402 v2; X-PAYMENT, v1). One payment pays once."
