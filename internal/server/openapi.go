@@ -61,7 +61,10 @@ func (s *Server) apiOps() []apiOp {
 		out = append(out, apiOp{method, path, op})
 	}
 	page := func(summary string) schema {
-		return free(summary, schema{"200": resp("The page (HTML).", htmlContent())})
+		content := htmlContent()
+		content["application/json"] = schema{"schema": object([]string{"services", "openapi"},
+			schema{"services": arrayOf(str()), "openapi": str()})}
+		return free(summary, schema{"200": resp("The page (HTML); with Accept: application/json (and not text/html), the service roots and where this document is.", content)})
 	}
 	precheckForm := func(summary string) schema {
 		op := free(summary, schema{

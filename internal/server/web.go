@@ -217,8 +217,33 @@ func (s *Server) handlePage(service string) http.HandlerFunc {
 	}
 	return func(w http.ResponseWriter, r *http.Request) {
 		s.count(route, "ok")
+		w.Header().Add("Vary", "Accept")
+		if wantsJSON(r) {
+			// A client that asks for JSON gets the service roots, as a
+			// path that is no route lists them, and where the contract is.
+			roots := s.serviceRoots()
+			if service != "" {
+				roots = []string{prefixOf(service) + "/"}
+			}
+			w.Header().Set("Cache-Control", "no-store")
+			writeJSON(w, http.StatusOK, rootIndex{Services: roots, OpenAPI: "/openapi.json"})
+			return
+		}
 		s.renderPage(w, http.StatusOK, s.pageData(service))
 	}
+}
+
+// rootIndex is GET / (or a service root) for a client that asks for JSON.
+type rootIndex struct {
+	Services []string `json:"services"`
+	OpenAPI  string   `json:"openapi"`
+}
+
+// wantsJSON reports whether the Accept header names application/json and
+// not text/html (a browser names text/html; curl's */* gets the page).
+func wantsJSON(r *http.Request) bool {
+	accept := strings.ToLower(r.Header.Get("Accept"))
+	return strings.Contains(accept, "application/json") && !strings.Contains(accept, "text/html")
 }
 
 func (s *Server) renderPage(w http.ResponseWriter, status int, d pageData) {

@@ -510,6 +510,13 @@ func TestPageShowsPricesFromConfiguration(t *testing.T) {
 			t.Errorf("%s: %d", p, res.status)
 		}
 	}
+	for path, want := range map[string]string{"/": `{"services":["/toll/payability/","/toll/rail-probe/"],"openapi":"/openapi.json"}`,
+		"/toll/rail-probe/": `{"services":["/toll/rail-probe/"],"openapi":"/openapi.json"}`} {
+		res := h.do(http.MethodGet, path, "", map[string]string{"Accept": "application/json"})
+		if res.status != 200 || string(res.body) != want {
+			t.Errorf("GET %s as JSON: %d %s", path, res.status, res.body)
+		}
+	}
 	if res := h.do(http.MethodGet, "/toll/payability/corpus", "", nil); res.status != 200 || !json.Valid(res.body) {
 		t.Errorf("corpus: %d", res.status)
 	}
