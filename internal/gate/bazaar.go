@@ -73,7 +73,6 @@ func (b *Bazaar) schema() map[string]any {
 		}
 		return m
 	}
-	stringMap := map[string]any{"type": "object", "additionalProperties": map[string]any{"type": "string"}}
 	return map[string]any{
 		"$schema": BazaarSchemaDialect,
 		"type":    "object",
@@ -81,12 +80,10 @@ func (b *Bazaar) schema() map[string]any {
 			"input": map[string]any{
 				"type": "object",
 				"properties": map[string]any{
-					"type":        str("http"),
-					"method":      str("POST"),
-					"bodyType":    str("json"),
-					"body":        b.BodySchema,
-					"queryParams": stringMap,
-					"headers":     stringMap,
+					"type":     str("http"),
+					"method":   str("POST"),
+					"bodyType": str("json"),
+					"body":     b.BodySchema,
 				},
 				"required":             []string{"type", "method", "bodyType", "body"},
 				"additionalProperties": false,

@@ -195,22 +195,27 @@ func notCoveredSchema() schema {
 // exampleFields are the report fields the bazaar example carries: enough
 // to show the shape, small enough for a header (the long criteria sentences
 // are in every real report and in the OpenAPI document's schema).
-var exampleFields = []string{"service", "version", "criteria_id", "criteria_revision", "corpus", "op", "url", "checked_at", "verdict_line"}
+var exampleFields = []string{"service", "op", "url", "checked_at", "verdict_line"}
 
-// bazaarOutputSchema is the bazaar example's schema.
+// bazaarOutputSchema is the bazaar example's schema: plain types only, to
+// keep the header small (the OpenAPI document has the full report schema).
 func bazaarOutputSchema(op string) schema {
-	all := envelopeProps(serviceOfOp(op))
-	all["op"] = strConst(op)
 	props := schema{}
 	for _, f := range exampleFields {
-		props[f] = all[f]
+		props[f] = str()
 	}
 	if op == ops.OpProbe {
 		props["outcome"] = str()
 	} else {
-		props["state"] = reportSchema(op)["properties"].(schema)["state"]
+		props["state"] = str()
 	}
-	return schema{"type": "object", "properties": props, "required": []string{"service", "op", "url", "checked_at", "verdict_line"}}
+	return schema{"type": "object", "properties": props, "required": exampleFields}
+}
+
+// bazaarBodySchema is the bazaar body's schema: urlBodySchema without its
+// prose.
+func bazaarBodySchema() schema {
+	return closedObject([]string{"url"}, schema{"url": str()})
 }
 
 // exampleBody is the example request body of a paid route.
@@ -247,7 +252,7 @@ func exampleReport(op string) map[string]any {
 
 // bazaarFor is the bazaar extension of a paid op's challenges.
 func bazaarFor(op string) *gate.Bazaar {
-	body, _ := json.Marshal(urlBodySchema())
+	body, _ := json.Marshal(bazaarBodySchema())
 	out, _ := json.Marshal(bazaarOutputSchema(op))
 	return &gate.Bazaar{Body: exampleBody, BodySchema: body, Output: exampleReport(op), OutputSchema: out}
 }

@@ -20,6 +20,9 @@ import (
 	"github.com/exchangerebel/payability/internal/gate"
 )
 
+// maxChallengeHeader bounds our PAYMENT-REQUIRED header (bazaar included).
+const maxChallengeHeader = 3072
+
 var allServices = []string{ServeAll, criteria.ServicePayability, criteria.ServiceRailProbe}
 
 // routesOfRouter are the router's patterns as "METHOD path", the two
@@ -168,6 +171,11 @@ func TestChallengesCarryAValidBazaarExtension(t *testing.T) {
 			res := h.do(req.method, path, req.body, map[string]string{"Content-Type": "application/json"})
 			if res.status != http.StatusPaymentRequired {
 				t.Fatalf("%s %s: %d", req.method, path, res.status)
+			}
+			// The whole header fits a proxy's 4 KiB response-header buffer
+			// with room for the others (docs/operations.md).
+			if n := len(res.header.Get("PAYMENT-REQUIRED")); n > maxChallengeHeader {
+				t.Errorf("%s: PAYMENT-REQUIRED is %d bytes, over %d", path, n, maxChallengeHeader)
 			}
 			hdr := decodeHeader(t, res.header.Get("PAYMENT-REQUIRED"))
 			bz, _ := hdr["extensions"].(map[string]any)["bazaar"].(map[string]any)
