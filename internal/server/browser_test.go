@@ -38,7 +38,14 @@ func chromiumPath(t *testing.T) string {
 // background service of the browser runs.
 func newBrowser(t *testing.T) context.Context {
 	t.Helper()
-	profile := t.TempDir()
+	// A fresh profile, removed once the browser is gone. Chromium's child
+	// processes may still write into it for a moment after the browser
+	// exits, so the removal is retried (cleanup only: nothing is asserted
+	// about time).
+	profile, err := os.MkdirTemp("", "payability-chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(chromiumPath(t)),
 		chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck,
@@ -65,7 +72,17 @@ func newBrowser(t *testing.T) context.Context {
 	// No deadline of our own: a stuck browser is go test's -timeout to
 	// catch, and no assertion depends on how long a step takes.
 	ctx, cancel := chromedp.NewContext(alloc)
-	t.Cleanup(func() { cancel(); cancelAlloc() })
+	t.Cleanup(func() {
+		cancel()
+		cancelAlloc()
+		for range 100 {
+			if os.RemoveAll(profile) == nil {
+				return
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		t.Logf("could not remove the browser profile %s", profile)
+	})
 	if err := chromedp.Do(ctx, chromedp.Navigate("about:blank")); err != nil {
 		t.Fatalf("chromium does not start: %v", err)
 	}
