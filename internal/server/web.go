@@ -84,9 +84,10 @@ func (s *Server) webRoutes(prefix, service string) {
 		s.mux.HandleFunc("POST /precheck/page", s.handlePrecheckForm(""))
 		s.mux.HandleFunc("POST /verify", s.handleVerify("/verify"))
 		s.mux.HandleFunc("POST /verify/page", s.handleVerifyForm(""))
-		s.mux.HandleFunc("GET /openapi.json", s.handleOpenAPI)
-		s.mux.HandleFunc("GET /.well-known/x402", s.handleWellKnownX402)
-		s.mux.HandleFunc("GET /.well-known/x402.json", s.handleWellKnownX402JSON)
+		// The machine documents are public and read-only: any origin may read them.
+		s.mux.HandleFunc("GET /openapi.json", publicRead(s.handleOpenAPI))
+		s.mux.HandleFunc("GET /.well-known/x402", publicRead(s.handleWellKnownX402))
+		s.mux.HandleFunc("GET /.well-known/x402.json", publicRead(s.handleWellKnownX402JSON))
 		s.mux.HandleFunc("GET /static/page.css", s.handleAsset("/static/page.css", "text/css; charset=utf-8", s.web.css))
 		s.mux.HandleFunc("GET /static/page.js", s.handleAsset("/static/page.js", "text/javascript; charset=utf-8", s.web.js))
 	}

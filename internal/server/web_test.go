@@ -344,6 +344,11 @@ func TestPaidRoutesLintHygiene(t *testing.T) {
 			t.Errorf("OPTIONS %s: %d %v", path, res.status, res.header)
 		}
 	}
+	for _, doc := range []string{"/openapi.json", "/.well-known/x402", "/.well-known/x402.json"} {
+		if res := h.do(http.MethodGet, doc, "", nil); res.header.Get("Access-Control-Allow-Origin") != "*" {
+			t.Errorf("%s is not readable from other origins", doc)
+		}
+	}
 	res := h.do(http.MethodPost, "/toll/payability/precheck", `{"url":"https://example.com/x","caller":"`+testPayTo+`"}`, jsonCT)
 	if res.header.Get("Access-Control-Allow-Origin") != "" {
 		t.Errorf("the pre-check answers CORS: %v", res.header)
