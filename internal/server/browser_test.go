@@ -176,6 +176,16 @@ func TestPageInABrowser(t *testing.T) {
 		must(t, err)
 		must(t, os.WriteFile(filepath.Join(dir, "page-"+scheme+"-full.png"), full, 0o644))
 	}
+	// A phone-sized viewport: the page reflows (no horizontal scrolling).
+	must(t, chromedp.Do(ctx, chromedp.EmulateViewport(390, 844)))
+	if wide, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.documentElement.scrollWidth > window.innerWidth`)); err != nil || wide {
+		t.Errorf("the page scrolls sideways at 390 px (%v)", err)
+	}
+	must(t, chromedp.Do(ctx, chromedp.ScrollIntoView(chromedp.ID("ops"))))
+	narrow, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+	must(t, err)
+	must(t, os.WriteFile(filepath.Join(dir, "page-dark-narrow.png"), narrow, 0o644))
+	must(t, chromedp.Do(ctx, chromedp.EmulateViewport(1100, 900)))
 	t.Logf("screenshots in %s", dir)
 	// The page loads its own two assets and nothing from another origin.
 	loaded, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`performance.getEntriesByType("resource").map(e => e.name)`))
