@@ -248,12 +248,17 @@ func (s *Server) OpenAPI(base string) schema {
 			"title":   "payability",
 			"version": buildinfo.Version,
 			"description": "payability grades x402 payment endpoints against published criteria and answers with signed reports. " +
-				"Any other GET path answers 404 not_found listing the service roots; any other POST path answers 404 NOT COVERED naming where an op lives.",
+				"Any other GET path answers 404 not_found listing the service roots (components.schemas.NotFound); any other POST path answers 404 NOT COVERED naming where an op lives (components.schemas.NotCovered).",
 			"x-guidance": "POST {\"url\": …} to a paid route; pay the 402 challenge (x402, USDC on Solana) and repeat the request with the payment headers. " +
 				"POST …/precheck first for a free, signed URL-policy answer. Verify any report at POST /verify.",
 		},
 		"servers": []any{schema{"url": base}},
 		"paths":   paths,
+		"components": schema{"schemas": schema{
+			// The two fallbacks are no path of their own.
+			"NotFound":   notFoundSchema(),
+			"NotCovered": notCoveredSchema(),
+		}},
 	}
 }
 
