@@ -534,3 +534,21 @@ func TestPageShowsPricesFromConfiguration(t *testing.T) {
 		t.Errorf("corpus: %d", res.status)
 	}
 }
+
+// A single-service worker's page at / shows only that service, and its
+// form pre-checks through that service's route.
+func TestSingleServicePage(t *testing.T) {
+	h := newHarness(t, criteria.ServiceRailProbe)
+	page := string(h.do(http.MethodGet, "/", "", nil).body)
+	if !strings.Contains(page, "$0.02 — 20000 USDC units per endpoint") || strings.Contains(page, "10000 USDC units") {
+		t.Errorf("rail-probe worker's page shows another service's ops")
+	}
+	res := h.do(http.MethodPost, "/precheck/page", "url="+url.QueryEscape("https://example.com/paid")+"&caller="+testPayTo,
+		map[string]string{"Content-Type": "application/x-www-form-urlencoded", "Sec-Fetch-Site": "same-origin"})
+	if res.status != 200 || !strings.Contains(string(res.body), "&#34;precheck_op&#34;: &#34;probe&#34;") {
+		t.Errorf("form pre-check on a rail-probe worker: %d %s", res.status, res.body)
+	}
+	if res := h.do(http.MethodPost, "/precheck/page", "url=x&op=check", map[string]string{"Content-Type": "application/x-www-form-urlencoded", "Sec-Fetch-Site": "same-origin"}); res.status != 400 {
+		t.Errorf("op check on a rail-probe worker's form: %d", res.status)
+	}
+}
