@@ -14,6 +14,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/exchangerebel/payability/internal/capture"
+	"github.com/exchangerebel/payability/internal/format"
 	"github.com/exchangerebel/payability/internal/ops"
 	"github.com/exchangerebel/payability/internal/scan"
 	"github.com/exchangerebel/payability/internal/target"
@@ -31,24 +32,32 @@ func init() {
 }
 
 func runScan(ctx context.Context, e Env, args []string) int {
-	fs := newFlagSet(e, "scan", "scan --op check|memo|probe|lint [--concurrency 64] [--per-host 4] [--allow-private] [--quiet] [--full] [--out FILE] [URLS.txt | -]",
+	fs := newFlagSet(e, "scan", "scan --op check|memo|probe|lint [--concurrency 64] [--per-host 4] [--allow-private] [--quiet] [--full] [--out FILE] [--json] [--format FORMAT[=FILE]]... [--fail-on LEVEL] [URLS.txt | -]",
 		`Input (a file, or stdin when none or -): one URL per line (blank and # lines ignored), a JSON
 array of URLs, or an x402 Bazaar discovery document (resources[].resource). Output: JSON Lines,
 one record per entry in completion order, after a header record that carries the texts every
 report shares (--full: no header, every field on every record); a summary on stderr
-(docs/performance.md).
+(docs/performance.md). The other formats (docs/ci.md) are written once the scan has finished,
+one entry each, in input order.
 exit status: 0 every entry has a record (refusals included); 1 unreadable or malformed input,
-or a failed write; 2 bad usage; 130 interrupted.`)
+or a failed write; 2 bad usage; 3 the overall reached --fail-on; 130 interrupted.`)
 	op := fs.String("op", "", "the op to run on every URL (required): `OP` is check, memo, probe or lint (lint sends one GET)")
 	concurrency := fs.Int("concurrency", scan.DefaultConcurrency, "at most `N` ops in flight overall")
 	perHost := fs.Int("per-host", scan.DefaultPerHost, "at most `N` ops in flight to one host (hostname:port)")
 	allowPrivate := fs.Bool("allow-private", false, "allow loopback and private target addresses (a seller's staging)")
 	quiet := fs.Bool("quiet", false, "no progress bar (it is drawn only when stderr is a terminal)")
-	outPath := fs.String("out", "", "write the JSON Lines to `FILE` instead of stdout")
-	full := fs.Bool("full", false, "repeat every report field on every record (default: a header record first carries the texts every report shares)")
+	outPath := fs.String("out", "", "write stdout's output (the JSON Lines unless --format says otherwise) to `FILE`")
+	outFlags := addOutputFlags(fs, format.FailOnNever)
+	full := fs.Bool("full", false, "repeat every report field on every JSON Lines record (default: a header record first carries the texts every report shares)")
 	pos, err := parseFlags(e, fs, args)
 	if err != nil {
 		return usageExit(err)
+	}
+	if err := outFlags.check("json"); err != nil {
+		return usageError(e, fs, "%v", err)
+	}
+	if *outPath != "" && *outPath != "-" && outFlags.hasPath(*outPath) {
+		return usageError(e, fs, "--out and a --format name the same file")
 	}
 	switch {
 	case !oneOf(*op, scan.Ops):
@@ -90,6 +99,11 @@ or a failed write; 2 bad usage; 130 interrupted.`)
 		outFile = f
 		out = f
 	}
+	sink, err := outFlags.scanSink(*op, out)
+	if err != nil {
+		fmt.Fprintf(e.Stderr, "payability: %v\n", err)
+		return ExitInternal
+	}
 
 	if e.Getenv("GOGC") == "" {
 		defer debug.SetGCPercent(debug.SetGCPercent(scan.GCPercent))
@@ -106,7 +120,8 @@ or a failed write; 2 bad usage; 130 interrupted.`)
 		Runner:      ops.Runner{Fetcher: fetcher, Now: e.now()},
 		Concurrency: *concurrency,
 		PerHost:     *perHost,
-		Out:         out,
+		Out:         sink.jsonOut,
+		Observe:     sink.observer(),
 		Full:        *full,
 	})
 
@@ -146,6 +161,10 @@ or a failed write; 2 bad usage; 130 interrupted.`)
 		stopBar()
 	}
 	code := ExitOK
+	fmtOverall, fmtErr := sink.finish()
+	if fmtErr != nil && runErr == nil {
+		runErr = fmtErr
+	}
 	if outFile != nil {
 		if err := outFile.Close(); err != nil && runErr == nil {
 			runErr = err
@@ -170,6 +189,8 @@ or a failed write; 2 bad usage; 130 interrupted.`)
 		code = ExitInternal
 	case sum.Interrupted:
 		code = ExitInterrupted
+	case code == ExitOK && outFlags.tripped(e, fmtOverall):
+		code = ExitUnexpected
 	}
 	return code
 }

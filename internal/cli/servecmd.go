@@ -282,7 +282,7 @@ func buildServer(ctx context.Context, e Env, f serveFlags) (*server.Server, func
 	offers[ops.OpCheck] = gate.Offer{Op: ops.OpCheck, Price: uint64(pv.Price.USDCUnitsPerCall),
 		Description: "payability-verdict check: one signed challenge payability verdict for one endpoint (" + pv.Price.Label + ")"}
 	offers[ops.OpMemo] = gate.Offer{Op: ops.OpMemo, Price: uint64(pv.MemoOp.Price.USDCUnitsPerCall),
-		Description: "payability-verdict memo: one signed memo-binding verdict over two back-to-back fetches of one endpoint ($0.01)"}
+		Description: "payability-verdict memo: one signed memo-binding verdict over two back-to-back fetches of one endpoint (" + pv.MemoOp.Price.Label + ")"}
 	offers[ops.OpProbe] = gate.Offer{Op: ops.OpProbe, Price: uint64(rp.Price.USDCUnitsPerCall),
 		Description: "rail-probe probe: one signed rail-coverage and reject-shape report from the seven published invalid probes (" + rp.Price.Label + ")"}
 	g := &gate.Gate{

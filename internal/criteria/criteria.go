@@ -72,7 +72,8 @@ type Doc struct {
 	MemoOp  *struct {
 		Op    string `json:"op"`
 		Price struct {
-			USDCUnitsPerCall int64 `json:"usdc_units_per_call"`
+			USDCUnitsPerCall int64  `json:"usdc_units_per_call"`
+			Label            string `json:"label"`
 		} `json:"price"`
 		States         []string `json:"states"`
 		VerdictGrammar struct {

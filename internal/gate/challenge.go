@@ -44,6 +44,9 @@ type Offer struct {
 	Op          string
 	Price       uint64 // USDC units
 	Description string
+	// Bazaar is the bazaar discovery extension of the offer's v2 challenge
+	// (specs/extensions/bazaar.md); nil leaves it out.
+	Bazaar *Bazaar
 }
 
 // Wire structs of our challenge. Field order is the order on the wire.
@@ -75,6 +78,7 @@ type (
 		X402Version int             `json:"x402Version"`
 		Resource    v2Resource      `json:"resource"`
 		Accepts     []v2Requirement `json:"accepts"`
+		Extensions  *v2Extensions   `json:"extensions,omitempty"`
 	}
 	v2Resource struct {
 		URL         string `json:"url"`
@@ -129,6 +133,7 @@ func (t Terms) Challenge(o Offer, resource, memo string) Challenge {
 			PayTo: t.PayTo, MaxTimeoutSeconds: t.MaxTimeoutSeconds,
 			Extra: v2Extra{Memo: memo, UsdcTokenAccount: t.TokenAccount, FeePayer: t.FeePayer},
 		}},
+		Extensions: o.Bazaar.extensions(),
 	})
 	return Challenge{Body: body, Header: base64.StdEncoding.EncodeToString(header)}
 }

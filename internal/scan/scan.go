@@ -74,6 +74,11 @@ type Options struct {
 	// retention and, for probe, the no-funds property), and the records
 	// leave them out.
 	Full bool
+
+	// Observe, when set, is called with every record, from the goroutine
+	// that writes Out, right after its line was written (other renderings,
+	// such as the CI formats, collect the records this way).
+	Observe func(Record)
 }
 
 // Ops lists the ops a scan runs, in the order usage names them. A new op
@@ -195,6 +200,7 @@ func (s *Scanner) Progress() Progress { return s.tally.snapshot() }
 type result struct {
 	line []byte
 	key  tallyKey
+	rec  *Record // only when Options.Observe is set
 }
 
 // ErrUnknownOp is returned by Run when Options.Op is not an op.
@@ -342,6 +348,9 @@ func (s *Scanner) write(header []byte, results <-chan result, writeErr chan<- er
 			}
 		}
 		s.tally.add(r.key)
+		if r.rec != nil {
+			s.opts.Observe(*r.rec)
+		}
 	}
 	if !failed {
 		if err := bw.Flush(); err != nil {
@@ -429,7 +438,12 @@ func (d *dispatcher) admit(it Item) {
 		}
 	}
 	if it.Rule != "" {
-		d.results <- result{line: d.s.encode(Record{Line: it.Line, URL: it.URL, Refused: &Refusal{Rule: it.Rule}}), key: tallyKey{refused: it.Rule}}
+		rec := Record{Line: it.Line, URL: RedactURL(it.URL), Refused: &Refusal{Rule: it.Rule}}
+		res := result{line: d.s.encode(rec), key: tallyKey{refused: it.Rule}}
+		if d.s.opts.Observe != nil {
+			res.rec = &rec
+		}
+		d.results <- res
 		return
 	}
 	h := HostKey(it.URL)
@@ -513,7 +527,7 @@ func (d *dispatcher) work() {
 // dropped once encoded (ops has dropped the captures already).
 func (d *dispatcher) run(it Item) result {
 	rep, err := d.runner.Run(d.workCtx, d.s.opts.Op, it.URL)
-	rec := Record{Line: it.Line, URL: it.URL}
+	rec := Record{Line: it.Line, URL: RedactURL(it.URL)} // never a credential, in the line or to Observe
 	var key tallyKey
 	var pe *target.PolicyError
 	switch {
@@ -530,7 +544,11 @@ func (d *dispatcher) run(it Item) result {
 		rec.Report = rep
 		key = keyOf(rep)
 	}
-	return result{line: d.s.encode(rec), key: key}
+	res := result{line: d.s.encode(rec), key: key}
+	if d.s.opts.Observe != nil {
+		res.rec = &rec
+	}
+	return res
 }
 
 // keyOf is what the summary counts of a report.

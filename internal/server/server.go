@@ -64,15 +64,19 @@ type Config struct {
 	// ReadyCorpus is false when the graders did not pass the pinned corpus at
 	// start: paid ops are then refused (503) rather than sold.
 	ReadyCorpus bool
+	// StatusPage is true when a monitor serves GET /status on this server:
+	// the web page then links to it.
+	StatusPage bool
 }
 
 // Server serves both services.
 type Server struct {
 	cfg     Config
-	mux     *http.ServeMux
+	mux     *routeMux
 	metrics *metrics
 	jwks    []byte
 	docs    map[string][]byte
+	web     *web
 }
 
 // New builds the handler of a worker.
@@ -99,8 +103,11 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, mux: http.NewServeMux(), metrics: newMetrics(cfg.Registry), jwks: jwks, docs: map[string][]byte{}}
+	s := &Server{cfg: cfg, mux: newRouteMux(), metrics: newMetrics(cfg.Registry), jwks: jwks, docs: map[string][]byte{}}
 	registerLedgerMetrics(cfg.Registry, cfg)
+	if s.web, err = newWeb(s); err != nil {
+		return nil, err
+	}
 	for _, svc := range []string{criteria.ServicePayability, criteria.ServiceRailProbe} {
 		if s.docs[svc], err = corpus.Criteria(svc); err != nil {
 			return nil, err
@@ -149,10 +156,11 @@ func (s *Server) routes(prefix, service string, metricsHandler http.Handler) {
 	})
 	for _, op := range opsOf(service) {
 		route := prefix + "/" + op
-		h := func(w http.ResponseWriter, r *http.Request) { s.handlePaid(w, r, op, route) }
+		h := s.withCORS(func(w http.ResponseWriter, r *http.Request) { s.handlePaid(w, r, op, route) })
 		s.mux.HandleFunc("GET "+route, h) // GET also matches HEAD
 		s.mux.HandleFunc("POST "+route, h)
 	}
+	s.webRoutes(prefix, service)
 }
 
 // ServeHTTP serves every route.
@@ -204,27 +212,6 @@ func (s *Server) handleJWKS(w http.ResponseWriter, _ *http.Request) {
 	s.count("/.well-known/jwks.json", "ok")
 	w.Header().Set("Content-Type", "application/jwk-set+json")
 	w.Write(s.jwks)
-}
-
-func (s *Server) handleNotCovered(w http.ResponseWriter, r *http.Request) {
-	s.count("not_covered", "not_covered")
-	var offered []string
-	switch s.cfg.Service {
-	case ServeAll:
-		offered = []string{"check", "memo", "probe"}
-	default:
-		offered = opsOf(s.cfg.Service)
-	}
-	writeJSON(w, http.StatusNotFound, map[string]any{
-		"error":  "NOT COVERED",
-		"detail": "This worker serves ops " + strings.Join(offered, ", ") + " only.",
-		"ops":    offered,
-	})
-}
-
-func (s *Server) handleNotFound(w http.ResponseWriter, _ *http.Request) {
-	s.count("not_found", "not_found")
-	writeJSON(w, http.StatusNotFound, problem{"not_found", "No such route; GET /criteria of a service lists its endpoints."})
 }
 
 // problem is a free, closed-form error answer.
@@ -341,6 +328,8 @@ func clientAddr(r *http.Request) string {
 func writeChallenge(w http.ResponseWriter, r *http.Request, status int, c gate.Challenge, body []byte, retryAfter time.Duration) {
 	w.Header().Set(gateHeader, c.Header)
 	w.Header().Set("Content-Type", "application/json")
+	// A challenge carries a fresh memo: no cache may answer with a stale one.
+	w.Header().Set("Cache-Control", "no-store")
 	if retryAfter > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(int((retryAfter+time.Second-1)/time.Second)))
 	}
