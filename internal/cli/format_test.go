@@ -267,8 +267,8 @@ func TestScanFormats(t *testing.T) {
 		}
 		return string(b)
 	}
-	if n := strings.Count(read("json"), "\n"); n != 3 {
-		t.Errorf("%d JSON lines, want 3", n)
+	if n := strings.Count(read("json"), "\n"); n != 4 {
+		t.Errorf("%d JSON lines, want the header and 3 records", n)
 	}
 	if got := read("overall"); got != "fail\n" {
 		t.Errorf("overall %q", got)
@@ -302,7 +302,7 @@ func TestScanFormats(t *testing.T) {
 	}
 	// Without --fail-on the scan still exits 0, and stdout stays JSON Lines.
 	out, _, code := runScanCLI(t, context.Background(), &scanFetcher{}, false, "", "--op", "check", in)
-	if code != ExitOK || strings.Count(out, "\n") != 3 || !json.Valid([]byte(strings.Split(out, "\n")[0])) {
+	if code != ExitOK || strings.Count(out, "\n") != 4 || !json.Valid([]byte(strings.Split(out, "\n")[0])) {
 		t.Errorf("default scan: exit %d\n%s", code, out)
 	}
 }
@@ -409,7 +409,7 @@ func TestPreflightFormats(t *testing.T) {
 func TestScanFailOnAlone(t *testing.T) {
 	in := goldenURL + "\nhttps://other.example/\n"
 	out, _, code := runScanCLI(t, context.Background(), &scanFetcher{}, false, in, "--op", "check", "--fail-on", "error")
-	if code != ExitUnexpected || strings.Count(out, "\n") != 2 {
+	if code != ExitUnexpected || strings.Count(out, "\n") != 3 { // the header and 2 records
 		t.Errorf("exit %d, want 3\n%s", code, out)
 	}
 	_, _, code = runScanCLI(t, context.Background(), &scanFetcher{}, false, goldenURL+"\n", "--op", "check", "--fail-on", "warn")
