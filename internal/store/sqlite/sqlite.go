@@ -17,6 +17,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 
@@ -122,6 +123,23 @@ func dsn(path string, readOnly bool) string {
 // Close closes the database.
 func (s *Store) Close() error {
 	return errors.Join(s.reader.Close(), s.writer.Close())
+}
+
+// Prune deletes what is past its use (store.Store's Prune), then
+// checkpoints the log and truncates the -wal file to zero bytes: the
+// periodic bound on the log even when a long read held back the automatic
+// checkpoints. A checkpoint a reader keeps from finishing is not an error;
+// the next one catches up.
+func (s *Store) Prune(ctx context.Context, now time.Time) (store.Pruned, error) {
+	p, err := s.Store.Prune(ctx, now)
+	if err != nil {
+		return p, err
+	}
+	var busy, logPages, done int64
+	if err := queryRowOn(ctx, s.writer, "PRAGMA wal_checkpoint(TRUNCATE)", nil).Scan(&busy, &logPages, &done); err != nil {
+		return p, fmt.Errorf("store: sqlite: checkpoint: %w", err)
+	}
+	return p, nil
 }
 
 // LedgerColumns returns the column names of op's ledger table, as the live

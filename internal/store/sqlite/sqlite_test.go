@@ -106,3 +106,26 @@ func TestOpenWantsAPlainPath(t *testing.T) {
 		}
 	}
 }
+
+// TestWALStaysBounded: the load (3,000 free pre-checks and 3,000
+// paid deliveries) keeps the -wal file under 8 MB throughout; before the
+// one-row queries were stepped to completion it grew by about 13 kB per
+// pre-check, past 40 MB.
+func TestWALStaysBounded(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "payability.db")
+	s := open(t, path)
+	defer s.Close()
+	const limit = 8 << 20
+	var peak int64
+	storetest.Growth(t, s, func(t *testing.T, i int) {
+		fi, err := os.Stat(path + "-wal")
+		if err != nil {
+			t.Fatalf("stat -wal: %v", err)
+		}
+		peak = max(peak, fi.Size())
+		if fi.Size() >= limit {
+			t.Fatalf("after %d of each: -wal is %d bytes, want under %d", i, fi.Size(), limit)
+		}
+	})
+	t.Logf("peak -wal size %d bytes", peak)
+}
