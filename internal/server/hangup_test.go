@@ -159,7 +159,7 @@ type brokenWriter struct{ http.ResponseWriter }
 var errBroken = errors.New("connection reset by peer")
 
 func (b brokenWriter) Write([]byte) (int, error) { return 0, errBroken }
-func (b brokenWriter) FlushError() error        { return errBroken }
+func (b brokenWriter) FlushError() error         { return errBroken }
 
 // TestAnswerNotWrittenReopensTheDelivery: the connection breaks during the
 // write, after the delivery was recorded: the delivery is reopened, the
