@@ -245,6 +245,9 @@ func (n *node) do(method, path, body string, hdr map[string]string) (response, e
 	if err != nil {
 		return response{}, err
 	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	for k, v := range hdr {
 		req.Header.Set(k, v)
 	}
