@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/exchangerebel/payability/internal/facilitator"
+	"github.com/exchangerebel/payability/internal/facilitator/facilitatortest"
 	"github.com/exchangerebel/payability/internal/gate"
 	"github.com/exchangerebel/payability/internal/store"
 )
@@ -225,6 +226,52 @@ func TestAnswerNotWrittenReopensTheDelivery(t *testing.T) {
 			assertSpent(t, post())
 			if es := entries(t, h, store.OpProbe); len(es) != 2 {
 				t.Errorf("%d probe entries, want 2 (one per payment)", len(es))
+			}
+		})
+	}
+}
+
+// TestAnswerNotWrittenResumesOnAnotherInstance: on PostgreSQL, shared by two
+// instances, an answer that broke on A leaves the payment resumable on B,
+// once, with one ledger entry; both rails.
+func TestAnswerNotWrittenResumesOnAnotherInstance(t *testing.T) {
+	for _, rail := range []string{gate.RailDirect, gate.RailFacilitator} {
+		t.Run(rail, func(t *testing.T) {
+			c := newCluster(t)
+			var o nodeOptions
+			if rail == gate.RailFacilitator {
+				o.Facilitator = facilitatortest.New(t)
+			}
+			a, b := c.start("A", o), c.start("B", o)
+			path := "/toll/payability/memo"
+			body := fmt.Sprintf(`{"url":%q}`, c.seller)
+			var pay map[string]string
+			if rail == gate.RailFacilitator {
+				pay = map[string]string{facilitator.HeaderPaymentSignature: a.payV2(t, path, c.seller)}
+			} else {
+				memo := a.mustMemo(t, path, c.seller)
+				pay = map[string]string{gate.HeaderPaymentTx: c.chain.pay(memo), gate.HeaderPaymentMemo: memo}
+			}
+			broken := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				a.s.ServeHTTP(brokenWriter{w}, r)
+			}))
+			defer broken.Close()
+			req, _ := http.NewRequest(http.MethodPost, broken.URL+path, strings.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+			for k, v := range pay {
+				req.Header.Set(k, v)
+			}
+			if res, err := c.client.Do(req); err == nil {
+				io.Copy(io.Discard, res.Body)
+				res.Body.Close()
+			}
+			if n := c.count(`SELECT count(*) FROM ledger_memo`); n != 1 {
+				t.Fatalf("%d ledger entries after the broken answer, want 1", n)
+			}
+			assertResumedReport(t, b.mustDo(t, http.MethodPost, path, body, pay))
+			assertSpent(t, a.mustDo(t, http.MethodPost, path, body, pay))
+			if n := c.count(`SELECT count(*) FROM ledger_memo`); n != 1 {
+				t.Errorf("%d ledger entries, want 1", n)
 			}
 		})
 	}
