@@ -120,7 +120,9 @@ func railOf(h http.Header) string {
 
 // deliver runs the paid op, signs the report and records delivery and the
 // ledger entry in one transaction, then answers. A failure of ours before the
-// record releases the payment so the same request can resume it once.
+// record releases the payment so the same request can resume it once; so
+// does a buyer gone before the answer, and an answer that could not be
+// written reopens the delivery (undelivered).
 func (s *Server) deliver(w http.ResponseWriter, r *http.Request, op, route, url string, t gate.Ticket) {
 	ctx, cancel := s.opContext(r.Context())
 	defer cancel()
@@ -169,7 +171,6 @@ func (s *Server) deliver(w http.ResponseWriter, r *http.Request, op, route, url 
 		fail("delivery record failed", err)
 		return
 	}
-	s.countVerdict(rep)
 	w.Header().Set("Content-Type", "application/json")
 	if receipt := t.Payment.SettleResponse; len(receipt) > 0 {
 		// The facilitator rail's settle response: PAYMENT-RESPONSE for an
@@ -198,6 +199,7 @@ func (s *Server) deliver(w http.ResponseWriter, r *http.Request, op, route, url 
 		s.undelivered(ctx, route, t, true)
 		return
 	}
+	s.countVerdict(rep)
 	s.count(route, "ok")
 }
 
@@ -211,7 +213,11 @@ func (s *Server) undelivered(ctx context.Context, route string, t gate.Ticket, r
 		if err := s.cfg.Store.Release(ctx, t.PaymentID, t.LeaseToken); err != nil && !errors.Is(err, store.ErrLeaseLost) {
 			s.cfg.Logger.Error("release failed", "route", route, "error", err.Error())
 		}
-		s.cfg.Logger.Warn("buyer gone before the answer; the payment resumes once", "route", route, "resumed", t.Resumed)
+		if t.Resumed {
+			s.cfg.Logger.Warn("buyer gone before the answer; the payment's one resume is used", "route", route)
+		} else {
+			s.cfg.Logger.Warn("buyer gone before the answer; the payment resumes once", "route", route)
+		}
 		return
 	}
 	ok, err := s.cfg.Store.Reopen(ctx, t.PaymentID, t.LeaseToken)
