@@ -34,6 +34,9 @@ var migrations embed.FS
 // stays near this size.
 const JournalSizeLimit = 4 << 20
 
+// checkpointWait bounds how long Prune's checkpoint waits for readers.
+const checkpointWait = time.Second
+
 // busyTimeoutMS bounds how long a statement waits for another process's
 // write lock.
 const busyTimeoutMS = 10000
@@ -135,8 +138,15 @@ func (s *Store) Prune(ctx context.Context, now time.Time) (store.Pruned, error) 
 	if err != nil {
 		return p, err
 	}
+	// TRUNCATE waits for readers to move to the newest snapshot; the
+	// writer is held meanwhile, so the wait is short: a checkpoint that
+	// cannot finish within it is left to the automatic ones and the next
+	// prune.
+	cctx, cancel := context.WithTimeout(ctx, checkpointWait)
+	defer cancel()
 	var busy, logPages, done int64
-	if err := queryRowOn(ctx, s.writer, "PRAGMA wal_checkpoint(TRUNCATE)", nil).Scan(&busy, &logPages, &done); err != nil {
+	err = queryRowOn(cctx, s.writer, "PRAGMA wal_checkpoint(TRUNCATE)", nil).Scan(&busy, &logPages, &done)
+	if err != nil && ctx.Err() == nil && cctx.Err() == nil {
 		return p, fmt.Errorf("store: sqlite: checkpoint: %w", err)
 	}
 	return p, nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -128,4 +129,28 @@ func TestWALStaysBounded(t *testing.T) {
 		}
 	})
 	t.Logf("peak -wal size %d bytes", peak)
+}
+
+// TestPruneTruncatesTheLog: the prune job's checkpoint leaves a zero-byte
+// -wal file behind it.
+func TestPruneTruncatesTheLog(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "payability.db")
+	s := open(t, path)
+	defer s.Close()
+	ctx := context.Background()
+	now := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
+	for i := range 50 {
+		if _, err := s.TakeFree(ctx, "svc|wallet-"+strconv.Itoa(i), now, 100, 5*time.Second); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if fi, err := os.Stat(path + "-wal"); err != nil || fi.Size() == 0 {
+		t.Fatalf("-wal before the prune: %v, size %d; want some log", err, fi.Size())
+	}
+	if _, err := s.Prune(ctx, now); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(path + "-wal"); err != nil || fi.Size() != 0 {
+		t.Errorf("-wal after the prune: %v, size %d; want 0", err, fi.Size())
+	}
 }
