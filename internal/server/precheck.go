@@ -24,19 +24,21 @@ import (
 // Precheck is the free pre-check answer: URL policy and assessability only.
 // It never fetches the target and carries no verdict, state, factor or grade.
 type Precheck struct {
-	Service            string     `json:"service"`
-	Version            string     `json:"version"`
-	CriteriaID         string     `json:"criteria_id"`
-	CriteriaRevision   string     `json:"criteria_revision"`
-	Corpus             corpus.Ref `json:"corpus"`
-	Op                 string     `json:"op"`
-	PrecheckOp         string     `json:"precheck_op"`
-	URL                string     `json:"url"`
-	CheckedAt          string     `json:"checked_at"`
-	InPolicy           bool       `json:"in_policy"`
-	Assessability      string     `json:"assessability"`
-	FreeCallsUsedToday int        `json:"free_calls_used_today"`
-	FreeCallsPerDay    int        `json:"free_calls_per_day"`
+	Service          string     `json:"service"`
+	Version          string     `json:"version"`
+	CriteriaID       string     `json:"criteria_id"`
+	CriteriaRevision string     `json:"criteria_revision"`
+	Corpus           corpus.Ref `json:"corpus"`
+	Op               string     `json:"op"`
+	PrecheckOp       string     `json:"precheck_op"`
+	URL              string     `json:"url"`
+	CheckedAt        string     `json:"checked_at"`
+	InPolicy         bool       `json:"in_policy"`
+	Assessability    string     `json:"assessability"`
+	// FreeCallsUsedToday is absent when the answer took no free call and
+	// so did not read the caller's count (in_policy false).
+	FreeCallsUsedToday *int `json:"free_calls_used_today,omitempty"`
+	FreeCallsPerDay    int  `json:"free_calls_per_day"`
 	// Rule names the refusal when InPolicy is false.
 	Rule               string   `json:"rule,omitempty"`
 	NoFundsProperty    string   `json:"no_funds_property,omitempty"`
@@ -168,7 +170,7 @@ func (s *Server) handlePrecheck(w http.ResponseWriter, r *http.Request, service,
 		Service: doc.Service, Version: doc.Version, CriteriaID: doc.CriteriaID, CriteriaRevision: doc.CriteriaRevision,
 		Corpus: corpus.RefOf(service), Op: "precheck", PrecheckOp: op, URL: *body.URL,
 		CheckedAt: criteria.Timestamp(now), InPolicy: true,
-		FreeCallsUsedToday: dec.UsedToday, FreeCallsPerDay: doc.FreeTier.PerDay,
+		FreeCallsUsedToday: &dec.UsedToday, FreeCallsPerDay: doc.FreeTier.PerDay,
 		DisclosureSentence: doc.DisclosureSentence, HonestyLine: doc.HonestyLine, Retention: doc.Retention,
 	}
 	switch op {

@@ -167,8 +167,9 @@ func TestPrecheckNamesAPrivateLiteral(t *testing.T) {
 		for range 2 { // twice at once: no allowance is spent, so no 402
 			res := h.do(http.MethodPost, "/toll/payability/precheck", fmt.Sprintf(`{"url":%q}`, u), nil)
 			if res.status != http.StatusOK || !bytes.Contains(res.body, []byte(`"in_policy":false`)) ||
-				!bytes.Contains(res.body, []byte(`"rule":"address_refused"`)) || res.header.Get("PAYMENT-REQUIRED") != "" {
-				t.Errorf("%s: %d %s, want 200 in_policy false, rule address_refused, no challenge", u, res.status, res.body)
+				!bytes.Contains(res.body, []byte(`"rule":"address_refused"`)) || res.header.Get("PAYMENT-REQUIRED") != "" ||
+				bytes.Contains(res.body, []byte(`"free_calls_used_today"`)) {
+				t.Errorf("%s: %d %s, want 200 in_policy false, rule address_refused, no count, no challenge", u, res.status, res.body)
 			}
 		}
 	}
