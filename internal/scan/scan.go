@@ -1,4 +1,4 @@
-// Package scan runs one op (check, memo or probe) over many URLs at once:
+// Package scan runs one op (check, memo, probe or lint) over many URLs at once:
 // input streamed entry by entry, a bounded number of ops in flight overall
 // and per host, one JSON Lines record per entry in completion order, and a
 // summary at the end. It composes ops.Runner and adds no grading of its own.
@@ -43,7 +43,7 @@ const GCPercent = 400
 
 // Options configure a scan.
 type Options struct {
-	Op     string     // ops.OpCheck, ops.OpMemo or ops.OpProbe
+	Op     string     // ops.OpCheck, ops.OpMemo, ops.OpProbe or ops.OpLint (a GET)
 	Runner ops.Runner // runs one op on one URL; its Fetcher is shared by every op in flight
 
 	// Concurrency bounds the ops in flight overall, PerHost the ops in flight
@@ -60,6 +60,11 @@ type Options struct {
 
 	// Out receives the JSON Lines records. It is written from one goroutine.
 	Out io.Writer
+
+	// Observe, when set, is called with every record, from the goroutine
+	// that writes Out, right after its line was written (other renderings,
+	// such as the CI formats, collect the records this way).
+	Observe func(Record)
 }
 
 // Record is one line of the output: the entry's input line and URL, and one
@@ -133,6 +138,7 @@ func (s *Scanner) Progress() Progress { return s.tally.snapshot() }
 type result struct {
 	line []byte
 	key  tallyKey
+	rec  *Record // only when Options.Observe is set
 }
 
 // ErrUnknownOp is returned by Run when Options.Op is not an op.
@@ -145,7 +151,7 @@ var ErrUnknownOp = ops.ErrUnknownOp
 // in either case. The error is a malformed or unreadable input (the entries
 // before it are still run), or a failed write to Out.
 func (s *Scanner) Run(ctx context.Context, in *Input) (Summary, error) {
-	if s.opts.Op != ops.OpCheck && s.opts.Op != ops.OpMemo && s.opts.Op != ops.OpProbe {
+	if s.opts.Op != ops.OpCheck && s.opts.Op != ops.OpMemo && s.opts.Op != ops.OpProbe && s.opts.Op != ops.OpLint {
 		return Summary{}, ErrUnknownOp
 	}
 	s.tally.start()
@@ -262,6 +268,9 @@ func (s *Scanner) write(results <-chan result, writeErr chan<- error, stop func(
 			}
 		}
 		s.tally.add(r.key)
+		if r.rec != nil {
+			s.opts.Observe(*r.rec)
+		}
 	}
 	if !failed {
 		if err := bw.Flush(); err != nil {
@@ -348,7 +357,12 @@ func (d *dispatcher) admit(it Item) {
 		}
 	}
 	if it.Rule != "" {
-		d.results <- result{line: encode(Record{Line: it.Line, URL: it.URL, Refused: &Refusal{Rule: it.Rule}}), key: tallyKey{refused: it.Rule}}
+		rec := Record{Line: it.Line, URL: it.URL, Refused: &Refusal{Rule: it.Rule}}
+		res := result{line: encode(rec), key: tallyKey{refused: it.Rule}}
+		if d.s.opts.Observe != nil {
+			res.rec = &rec
+		}
+		d.results <- res
 		return
 	}
 	h := HostKey(it.URL)
@@ -449,7 +463,11 @@ func (d *dispatcher) run(it Item) result {
 		rec.Report = rep
 		key = keyOf(rep)
 	}
-	return result{line: encode(rec), key: key}
+	res := result{line: encode(rec), key: key}
+	if d.s.opts.Observe != nil {
+		res.rec = &rec
+	}
+	return res
 }
 
 // keyOf is what the summary counts of a report.
