@@ -25,7 +25,7 @@ type Verification struct {
 
 // Closed request-error codes of /verify and the page's forms.
 const (
-	errCrossSite        = "cross_site_refused"
+	errCrossSite = "cross_site_refused"
 )
 
 // verifyDoc checks doc against this server's key set. Nothing of doc is kept.
