@@ -22,7 +22,8 @@ const HeaderName = "PAYMENT-REQUIRED"
 // fields are "" unless they are strings of digits.
 type Leg struct {
 	// Read is true when the leg could be read: the body parsed as a JSON
-	// object, or the header decoded to a JSON object.
+	// object, or the header decoded to a JSON object. A body or header that
+	// decodes to another JSON value is parseable/decodable but not read.
 	Read bool
 	// HasAccepts0 is true when accepts[0] exists and is an object (R5).
 	HasAccepts0 bool
@@ -32,8 +33,13 @@ type Leg struct {
 	Memo              string
 	Amount            string
 	MaxAmountRequired string
-	Resource          string
-	Description       string // body leg only; "" when absent or not a string
+	// Resource is the body leg's accepts[0].resource when it is a string
+	// (R1). On the header leg it is the top-level resource.url.
+	Resource string
+	// Resource2 is the header leg's second resource place,
+	// accepts[0].resource.url (R1); always "" on the body leg.
+	Resource2   string
+	Description string // body leg only; "" when absent or not a string
 
 	// Census is the sorted, de-duplicated union of the key names of
 	// accepts[0] and accepts[0].extra (R24); nil when the leg was not read.
@@ -119,6 +125,7 @@ func ParseBody(body []byte) (leg Leg, parseable bool) {
 	a0, ok := accepts0(root)
 	if !ok {
 		leg.Census = []string{}
+		leg.Memo = str(root, "memo") // R5/R15: the fallback needs no accepts[0]
 		return leg, true
 	}
 	leg.HasAccepts0 = true
@@ -132,20 +139,29 @@ func ParseBody(body []byte) (leg Leg, parseable bool) {
 	}
 	leg.Amount = amount(a0, "amount")
 	leg.MaxAmountRequired = amount(a0, "maxAmountRequired")
-	switch r := a0["resource"].(type) {
-	case string:
-		leg.Resource = r
-	case map[string]any:
-		leg.Resource = str(r, "url")
-	}
+	leg.Resource = str(a0, "resource") // R1: "resource = resource", a string only
 	leg.Description = str(a0, "description")
 	return leg, true
 }
 
-// DecodeHeaderValue decodes a PAYMENT-REQUIRED value (R4): standard base64
-// alphabet, padding optional, surrounding whitespace ignored, decoding to a
-// JSON object. ok is false for anything else.
+// DecodeHeaderValue decodes a PAYMENT-REQUIRED value to a JSON object:
+// standard base64 alphabet, padding optional, surrounding whitespace ignored
+// (R4). ok is false for anything else, a decoded non-object included; the
+// graders' decodability is DecodeHeaderJSON's.
 func DecodeHeaderValue(value string) (map[string]any, bool) {
+	v, ok := DecodeHeaderJSON(value)
+	root, isObject := v.(map[string]any)
+	if !ok || !isObject {
+		return nil, false
+	}
+	return root, true
+}
+
+// DecodeHeaderJSON decodes a PAYMENT-REQUIRED value (R4): standard base64
+// alphabet, padding optional, surrounding whitespace ignored, decoding to one
+// JSON value of any type (R17). ok is false when the value cannot be
+// base64/JSON decoded — state rule (3)'s words.
+func DecodeHeaderJSON(value string) (any, bool) {
 	s := strings.Trim(value, " \t\r\n")
 	if s == "" || strings.ContainsAny(s, " \t\r\n") {
 		// The standard library skips CR and LF inside base64; R4 does not.
@@ -159,21 +175,21 @@ func DecodeHeaderValue(value string) (map[string]any, bool) {
 	if err != nil {
 		return nil, false
 	}
-	v, ok := DecodeJSON(raw)
-	root, isObject := v.(map[string]any)
-	if !ok || !isObject {
-		return nil, false
-	}
-	return root, true
+	return DecodeJSON(raw)
 }
 
 // ParseHeader decodes a PAYMENT-REQUIRED value and extracts the header leg:
-// memo, amount, payTo and resource (R1). decodable is false when the value is
-// not base64 of a JSON object.
+// memo, amount, payTo and both resource places (R1). decodable is false when
+// the value cannot be base64/JSON decoded; a decoded value that is not an
+// object is decodable and carries nothing (R4).
 func ParseHeader(value string) (leg Leg, decodable bool) {
-	root, ok := DecodeHeaderValue(value)
+	v, ok := DecodeHeaderJSON(value)
 	if !ok {
 		return Leg{}, false
+	}
+	root, isObject := v.(map[string]any)
+	if !isObject {
+		return Leg{}, true
 	}
 	leg.Read = true
 	a0, hasA0 := accepts0(root)
@@ -190,8 +206,8 @@ func ParseHeader(value string) (leg Leg, decodable bool) {
 	leg.Memo = str(extra, "memo")
 	leg.Amount = amount(a0, "amount")
 	leg.PayTo = str(a0, "payTo")
-	if leg.Resource == "" {
-		leg.Resource = str(a0, "resource")
+	if r, ok := a0["resource"].(map[string]any); ok {
+		leg.Resource2 = str(r, "url")
 	}
 	return leg, true
 }
