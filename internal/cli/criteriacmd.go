@@ -53,7 +53,7 @@ func runCriteria(_ context.Context, e Env, args []string) int {
 
 func runCorpus(_ context.Context, e Env, args []string) int {
 	fs := newFlagSet(e, "corpus", "corpus verify [-v]",
-		"Recomputes both corpus pins, runs every case through the graders and prints N passed, M failed.\nexit status: 0 every case passed and both pins match; 1 otherwise; 2 bad usage.")
+		"Recomputes every corpus pin (and compares it with the file's and the one built into this binary), runs every case through the graders and prints N passed, M failed.\nexit status: 0 every case passed and both pins match; 1 otherwise; 2 bad usage.")
 	verbose := fs.Bool("v", false, "list every case, not only the failures")
 	pos, err := parseFlags(e, fs, args)
 	if err != nil {
@@ -63,11 +63,11 @@ func runCorpus(_ context.Context, e Env, args []string) int {
 		return usageError(e, fs, "the only subcommand is verify")
 	}
 	ids := 0
-	for _, svc := range []string{criteria.ServicePayability, criteria.ServiceRailProbe} {
+	for _, svc := range corpus.Services() {
 		ids = max(ids, len(corpus.RefOf(svc).ID))
 	}
 	passed, failed, pinsOK := 0, 0, true
-	for _, svc := range []string{criteria.ServicePayability, criteria.ServiceRailProbe} {
+	for _, svc := range corpus.Services() {
 		s, err := corpus.Run(svc)
 		if err != nil {
 			fmt.Fprintf(e.Stderr, "payability: %v\n", err)
@@ -75,7 +75,7 @@ func runCorpus(_ context.Context, e Env, args []string) int {
 		}
 		pin := "ok"
 		if !s.PinOK {
-			pin = "MISMATCH (file " + s.PinFile + ")"
+			pin = "MISMATCH (file " + s.PinFile + ", built " + s.PinBuilt + ")"
 			pinsOK = false
 		}
 		fmt.Fprintf(e.Stdout, "%-*s  sha256 %s  pin %s  %d cases\n", ids, s.ID, s.PinComp, pin, len(s.Outcomes))

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -51,7 +52,7 @@ func Clean(s string, max int) string {
 	return b.String()
 }
 
-var labelPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$`)
+var labelPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$`) }) // compiled on first use, not at start-up
 
 // stageNames are the skill's seven failure stages, in snake case.
 var stageNames = map[string]bool{
@@ -64,7 +65,7 @@ var stageNames = map[string]bool{
 // written with spaces. Anything else (sentences, URLs, markup, long text) is
 // withheld: it may be an instruction, and appears only in a --debug dump.
 func Label(s string) (string, bool) {
-	if labelPattern.MatchString(s) {
+	if labelPattern().MatchString(s) {
 		return s, true
 	}
 	if len(s) <= maxLabel {
