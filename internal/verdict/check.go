@@ -112,11 +112,12 @@ func extractCheck(url string, c capture.Capture) checkFacts {
 	if f.notA402 != "" {
 		return f
 	}
-	f.body, f.bodyParseable = x402.ParseBody(c.Body)
+	// One pass over each leg; the check op reports no census.
+	f.body, f.bodyParseable = x402.ReadBody(c.Body, false)
 	var value string
 	value, f.headerPresent = c.Header.Get(x402.HeaderName)
 	if f.headerPresent {
-		f.header, f.headerDecodable = x402.ParseHeader(value)
+		f.header, f.headerDecodable = x402.ReadHeader(value, false)
 	}
 	// R1/R16: every present resource is compared — the body's and both
 	// places of the header's.

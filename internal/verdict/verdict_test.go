@@ -3,6 +3,7 @@ package verdict
 import (
 	"encoding/base64"
 	"encoding/json"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -356,4 +357,25 @@ func TestOnlyTheFirstHeaderValueIsRead(t *testing.T) {
 			t.Errorf("%v: decodable = %v, want %v", tt.values[0][:7], got, tt.want)
 		}
 	}
+}
+
+// The hand-written matcher is the criteria's regular expression.
+func TestPrefixedOpaqueIsTheRegexp(t *testing.T) {
+	re := regexp.MustCompile(`^[A-Za-z][A-Za-z0-9]*[-_][A-Za-z0-9_-]+$`)
+	for _, s := range []string{"", "a", "a-", "-a", "a-b", "ab-c", "a_b-c", "a--", "a-_", "1a-b", "ab", "ab-", "Ab9_x", "a-b!", "é-b", "a-é", "a b-c", "pv-7f3a9c2e41d84b6f", "pv_", "a-b\n"} {
+		if got, want := matchesPrefixedOpaque(s), re.MatchString(s); got != want {
+			t.Errorf("%q: matcher %v, regexp %v", s, got, want)
+		}
+	}
+}
+
+func FuzzPrefixedOpaque(f *testing.F) {
+	re := regexp.MustCompile(`^[A-Za-z][A-Za-z0-9]*[-_][A-Za-z0-9_-]+$`)
+	f.Add("pv-7f3a9c2e41d84b6f")
+	f.Add("a-")
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := matchesPrefixedOpaque(s), re.MatchString(s); got != want {
+			t.Fatalf("%q: matcher %v, regexp %v", s, got, want)
+		}
+	})
 }

@@ -9,8 +9,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"regexp"
-	"sort"
 	"strings"
 )
 
@@ -46,51 +44,6 @@ type Leg struct {
 	Census []string
 }
 
-var digits = regexp.MustCompile(`^[0-9]+$`)
-
-func str(m map[string]any, key string) string {
-	s, _ := m[key].(string)
-	return s
-}
-
-func amount(m map[string]any, key string) string {
-	s := str(m, key)
-	if !digits.MatchString(s) {
-		return ""
-	}
-	return s
-}
-
-func accepts0(root map[string]any) (map[string]any, bool) {
-	arr, ok := root["accepts"].([]any)
-	if !ok || len(arr) == 0 {
-		return nil, false
-	}
-	first, ok := arr[0].(map[string]any)
-	return first, ok
-}
-
-func census(a0 map[string]any) []string {
-	names := make([]string, 0, len(a0))
-	seen := make(map[string]bool, len(a0))
-	add := func(k string) {
-		if !seen[k] {
-			seen[k] = true
-			names = append(names, k)
-		}
-	}
-	for k := range a0 {
-		add(k)
-	}
-	if extra, ok := a0["extra"].(map[string]any); ok {
-		for k := range extra {
-			add(k)
-		}
-	}
-	sort.Strings(names)
-	return names
-}
-
 // DecodeJSON parses b as exactly one JSON value with nothing but whitespace
 // after it (R17). Numbers are kept as their text (json.Number): JSON's number
 // grammar has no magnitude limit, so 1e400 or a 400-digit integer is as much
@@ -110,38 +63,65 @@ func DecodeJSON(b []byte) (any, bool) {
 	return v, true
 }
 
-// ParseBody parses a challenge body. parseable reports whether the bytes are
-// one JSON value (R17); the leg is read only when that value is an object.
-func ParseBody(body []byte) (leg Leg, parseable bool) {
-	v, ok := DecodeJSON(body)
+// ParseBody parses a challenge body, census included. parseable reports
+// whether the bytes are one JSON value (R17); the leg is read only when that
+// value is an object.
+func ParseBody(body []byte) (leg Leg, parseable bool) { return ReadBody(body, true) }
+
+// ReadBody is ParseBody in one pass over the bytes; census says whether to
+// build the census (only the memo op reports it).
+func ReadBody(body []byte, census bool) (leg Leg, parseable bool) {
+	d, ok := readDoc(body, census)
 	if !ok {
 		return Leg{}, false
 	}
-	root, ok := v.(map[string]any)
-	if !ok {
+	if !d.isObject {
 		return Leg{}, true
 	}
 	leg.Read = true
-	a0, ok := accepts0(root)
-	if !ok {
+	leg.Memo = d.extraMemo.decoded()
+	if leg.Memo == "" {
+		// R15: the top-level fallback; R5: it needs no accepts[0].
+		leg.Memo = d.memo.decoded()
+	}
+	if census {
 		leg.Census = []string{}
-		leg.Memo = str(root, "memo") // R5/R15: the fallback needs no accepts[0]
+	}
+	if !d.hasA0 {
 		return leg, true
 	}
 	leg.HasAccepts0 = true
-	leg.Census = census(a0)
-	extra, _ := a0["extra"].(map[string]any)
-	leg.PayTo = str(a0, "payTo")
-	leg.TokenAccount = str(extra, "usdc_token_account")
-	leg.Memo = str(extra, "memo")
-	if leg.Memo == "" {
-		leg.Memo = str(root, "memo") // R15: top-level fallback
+	if census {
+		leg.Census = d.censusOf()
 	}
-	leg.Amount = amount(a0, "amount")
-	leg.MaxAmountRequired = amount(a0, "maxAmountRequired")
-	leg.Resource = str(a0, "resource") // R1: "resource = resource", a string only
-	leg.Description = str(a0, "description")
+	leg.PayTo = d.payTo.decoded()
+	leg.TokenAccount = d.tokenAccount.decoded()
+	leg.Amount = digitsOnly(d.amount.decoded())
+	leg.MaxAmountRequired = digitsOnly(d.maxAmount.decoded())
+	leg.Resource = d.resource.decoded() // R1: "resource = resource", a string only
+	leg.Description = d.description.decoded()
 	return leg, true
+}
+
+// digitsOnly is s when it is a string of digits (R3), else "".
+func digitsOnly(s string) string {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return ""
+		}
+	}
+	return s
+}
+
+// RejectionReason is rail-probe rule (3)'s body test (R10), in one pass:
+// parseable when the bytes are one JSON value (R17), reason when that value
+// is an object with a non-empty error, reason or detail string.
+func RejectionReason(body []byte) (parseable, reason bool) {
+	d, ok := readDoc(body, false)
+	if !ok {
+		return false, false
+	}
+	return true, d.isObject && (d.errStr.decoded() != "" || d.reason.decoded() != "" || d.detail.decoded() != "")
 }
 
 // DecodeHeaderValue decodes a PAYMENT-REQUIRED value to a JSON object:
@@ -162,6 +142,15 @@ func DecodeHeaderValue(value string) (map[string]any, bool) {
 // JSON value of any type (R17). ok is false when the value cannot be
 // base64/JSON decoded — state rule (3)'s words.
 func DecodeHeaderJSON(value string) (any, bool) {
+	raw, ok := headerBytes(value)
+	if !ok {
+		return nil, false
+	}
+	return DecodeJSON(raw)
+}
+
+// headerBytes is the base64 step of R4 and R29.
+func headerBytes(value string) ([]byte, bool) {
 	s := strings.Trim(value, " \t\r\n")
 	if s == "" || strings.ContainsAny(s, " \t\r\n") {
 		// The standard library skips CR and LF inside base64; R4 does not.
@@ -175,39 +164,44 @@ func DecodeHeaderJSON(value string) (any, bool) {
 	if err != nil {
 		return nil, false
 	}
-	return DecodeJSON(raw)
+	return raw, true
 }
 
-// ParseHeader decodes a PAYMENT-REQUIRED value and extracts the header leg:
-// memo, amount, payTo and both resource places (R1). decodable is false when
-// the value cannot be base64/JSON decoded; a decoded value that is not an
-// object is decodable and carries nothing (R4).
-func ParseHeader(value string) (leg Leg, decodable bool) {
-	v, ok := DecodeHeaderJSON(value)
+// ParseHeader decodes a PAYMENT-REQUIRED value and extracts the header leg,
+// census included: memo, amount, payTo and both resource places (R1).
+// decodable is false when the value cannot be base64/JSON decoded; a decoded
+// value that is not an object is decodable and carries nothing (R4).
+func ParseHeader(value string) (leg Leg, decodable bool) { return ReadHeader(value, true) }
+
+// ReadHeader is ParseHeader in one pass over the decoded bytes; census says
+// whether to build the census.
+func ReadHeader(value string, census bool) (leg Leg, decodable bool) {
+	raw, ok := headerBytes(value)
 	if !ok {
 		return Leg{}, false
 	}
-	root, isObject := v.(map[string]any)
-	if !isObject {
+	d, ok := readDoc(raw, census)
+	if !ok {
+		return Leg{}, false
+	}
+	if !d.isObject {
 		return Leg{}, true
 	}
 	leg.Read = true
-	a0, hasA0 := accepts0(root)
-	if r, ok := root["resource"].(map[string]any); ok {
-		leg.Resource = str(r, "url")
-	}
-	if !hasA0 {
+	leg.Resource = d.resourceURL.decoded()
+	if census {
 		leg.Census = []string{}
+	}
+	if !d.hasA0 {
 		return leg, true
 	}
 	leg.HasAccepts0 = true
-	leg.Census = census(a0)
-	extra, _ := a0["extra"].(map[string]any)
-	leg.Memo = str(extra, "memo")
-	leg.Amount = amount(a0, "amount")
-	leg.PayTo = str(a0, "payTo")
-	if r, ok := a0["resource"].(map[string]any); ok {
-		leg.Resource2 = str(r, "url")
+	if census {
+		leg.Census = d.censusOf()
 	}
+	leg.Memo = d.extraMemo.decoded()
+	leg.Amount = digitsOnly(d.amount.decoded())
+	leg.PayTo = d.payTo.decoded()
+	leg.Resource2 = d.a0ResourceURL.decoded()
 	return leg, true
 }
