@@ -92,7 +92,7 @@ func ReadBody(body []byte, census bool) (leg Leg, parseable bool) {
 	}
 	leg.HasAccepts0 = true
 	if census {
-		leg.Census = d.censusOf()
+		leg.Census = d.census
 	}
 	leg.PayTo = d.payTo.decoded()
 	leg.TokenAccount = d.tokenAccount.decoded()
@@ -197,7 +197,7 @@ func ReadHeader(value string, census bool) (leg Leg, decodable bool) {
 	}
 	leg.HasAccepts0 = true
 	if census {
-		leg.Census = d.censusOf()
+		leg.Census = d.census
 	}
 	leg.Memo = d.extraMemo.decoded()
 	leg.Amount = digitsOnly(d.amount.decoded())

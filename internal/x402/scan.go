@@ -69,7 +69,9 @@ type doc struct {
 	payTo, amount, maxAmount, description, resource str // resource when a string
 	a0ResourceURL                                   str // accepts[0].resource.url
 	extraMemo, tokenAccount                         str // accepts[0].extra.*
-	a0Keys, extraKeys                               [][]byte
+	// census is the census of accepts[0] (R24), built only when asked for;
+	// nil otherwise and when there is no accepts[0].
+	census []string
 }
 
 // reader walks the input once.
@@ -79,6 +81,9 @@ type reader struct {
 	depth  int
 	bad    bool
 	census bool // keep the key names of accepts[0] and its extra
+
+	// The raw key names of accepts[0] and of its (last) extra, while census.
+	a0Keys, extraKeys [][]byte
 }
 
 func (r *reader) ws() {
@@ -329,14 +334,14 @@ func (r *reader) urlOf() str {
 }
 
 func (r *reader) extra(d *doc) {
-	d.extraMemo, d.tokenAccount, d.extraKeys = str{}, str{}, d.extraKeys[:0]
+	d.extraMemo, d.tokenAccount, r.extraKeys = str{}, str{}, r.extraKeys[:0]
 	if r.peek() != '{' {
 		r.skip()
 		return
 	}
 	r.members(func(k []byte) {
 		if r.census {
-			d.extraKeys = append(d.extraKeys, k)
+			r.extraKeys = append(r.extraKeys, k)
 		}
 		switch string(keyName(k)) {
 		case "memo":
@@ -353,7 +358,7 @@ func (r *reader) accepts0(d *doc) {
 	d.hasA0 = true
 	r.members(func(k []byte) {
 		if r.census {
-			d.a0Keys = append(d.a0Keys, k)
+			r.a0Keys = append(r.a0Keys, k)
 		}
 		switch string(keyName(k)) {
 		case "payTo":
@@ -381,9 +386,8 @@ func (r *reader) accepts0(d *doc) {
 
 func (r *reader) acceptsValue(d *doc) {
 	// A key written twice keeps its last value: forget the earlier accepts.
-	keys, extraKeys := d.a0Keys[:0], d.extraKeys[:0]
-	*d = doc{isObject: true, memo: d.memo, resourceURL: d.resourceURL, errStr: d.errStr, reason: d.reason, detail: d.detail,
-		a0Keys: keys, extraKeys: extraKeys}
+	r.a0Keys, r.extraKeys = r.a0Keys[:0], r.extraKeys[:0]
+	*d = doc{isObject: true, memo: d.memo, resourceURL: d.resourceURL, errStr: d.errStr, reason: d.reason, detail: d.detail}
 	if r.peek() != '[' {
 		r.skip()
 		return
@@ -401,6 +405,10 @@ func (r *reader) acceptsValue(d *doc) {
 // one JSON value with nothing but whitespace around it (R17).
 func readDoc(b []byte, census bool) (d doc, ok bool) {
 	r := reader{b: b, census: census}
+	if census {
+		keys := make([][]byte, 64) // one allocation; either half grows past 32 names
+		r.a0Keys, r.extraKeys = keys[:0:32], keys[32:32:64]
+	}
 	if r.peek() == '{' {
 		d.isObject = true
 		r.members(func(k []byte) {
@@ -430,25 +438,21 @@ func readDoc(b []byte, census bool) (d doc, ok bool) {
 	if r.peek() != 0 || r.i < len(b) {
 		return doc{}, false
 	}
+	if census && d.hasA0 {
+		d.census = censusOf(r.a0Keys, r.extraKeys)
+	}
 	return d, true
 }
 
 // censusOf is the sorted (byte order), de-duplicated union of the decoded
 // key names (R24).
-func (d *doc) censusOf() []string {
+func censusOf(a0Keys, extraKeys [][]byte) []string {
 	// Every name is decoded into one buffer that becomes one string; the
 	// names are slices of it (two allocations, whatever the count).
-	n := len(d.a0Keys) + len(d.extraKeys)
-	size := 0
-	for _, k := range d.a0Keys {
-		size += len(k)
-	}
-	for _, k := range d.extraKeys {
-		size += len(k)
-	}
-	buf := make([]byte, 0, size)
-	ends := make([]int, 0, 32)
-	for _, keys := range [2][][]byte{d.a0Keys, d.extraKeys} {
+	var bufArr [1024]byte
+	var endsArr [64]int
+	buf, ends := bufArr[:0], endsArr[:0]
+	for _, keys := range [2][][]byte{a0Keys, extraKeys} {
 		for _, k := range keys {
 			if inner := k[1 : len(k)-1]; bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
 				buf = append(buf, inner...)
@@ -459,7 +463,7 @@ func (d *doc) censusOf() []string {
 		}
 	}
 	all := string(buf)
-	names := make([]string, 0, n)
+	names := make([]string, 0, len(ends))
 	start := 0
 	for _, end := range ends {
 		names = append(names, all[start:end])
