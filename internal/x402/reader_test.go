@@ -3,6 +3,7 @@ package x402
 import (
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -11,7 +12,25 @@ import (
 // readerCases are documents where a single-pass reader could read otherwise
 // than a decode into maps: keys written twice, escaped keys and values,
 // broken UTF-8, nesting, numbers, and every way a document can be invalid.
-var readerCases = []string{
+var readerCases = append([]string{
+	// More key names than the census keeps without allocating (24 per object).
+	`{"accepts":[{` + manyKeys("k", 40) + `,"extra":{` + manyKeys("e", 30) + `,"memo":"m"}}]}`,
+	`{"accepts":[{` + manyKeys("k", 40) + `,"extra":{"a":1},"extra":{` + manyKeys("e", 30) + `}}]}`,
+}, baseReaderCases...)
+
+// manyKeys is n members "<prefix>0":0, … (the last ones written twice).
+func manyKeys(prefix string, n int) string {
+	var b strings.Builder
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, "%q:%d", fmt.Sprintf("%s%d", prefix, i%(n-3)), i)
+	}
+	return b.String()
+}
+
+var baseReaderCases = []string{
 	`{"x402Version":1,"accepts":[{"amount":"1","maxAmountRequired":"1","payTo":"p","resource":"u","description":"d","extra":{"memo":"m","usdc_token_account":"t"}}],"memo":"m"}`,
 	`{"accepts":[{"payTo":"a"}],"accepts":[]}`,
 	`{"accepts":[],"accepts":[{"payTo":"b"}]}`,

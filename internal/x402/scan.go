@@ -83,7 +83,37 @@ type reader struct {
 	census bool // keep the key names of accepts[0] and its extra
 
 	// The raw key names of accepts[0] and of its (last) extra, while census.
-	a0Keys, extraKeys [][]byte
+	a0Keys, extraKeys keyList
+}
+
+// keyList holds raw quoted key names as offsets into the input: a fixed array
+// first (the reader lives on the stack), a slice only past it.
+type keyList struct {
+	n     int
+	fixed [24][2]int32
+	more  [][2]int32
+}
+
+func (l *keyList) reset() { l.n, l.more = 0, l.more[:0] }
+
+// add records key, a subslice of in.
+func (l *keyList) add(in, key []byte) {
+	start := cap(in) - cap(key)
+	span := [2]int32{int32(start), int32(start + len(key))}
+	if l.n < len(l.fixed) {
+		l.fixed[l.n] = span
+	} else {
+		l.more = append(l.more, span)
+	}
+	l.n++
+}
+
+func (l *keyList) at(in []byte, i int) []byte {
+	span := l.fixed[min(i, len(l.fixed)-1)]
+	if i >= len(l.fixed) {
+		span = l.more[i-len(l.fixed)]
+	}
+	return in[span[0]:span[1]]
 }
 
 func (r *reader) ws() {
@@ -334,14 +364,15 @@ func (r *reader) urlOf() str {
 }
 
 func (r *reader) extra(d *doc) {
-	d.extraMemo, d.tokenAccount, r.extraKeys = str{}, str{}, r.extraKeys[:0]
+	d.extraMemo, d.tokenAccount = str{}, str{}
+	r.extraKeys.reset()
 	if r.peek() != '{' {
 		r.skip()
 		return
 	}
 	r.members(func(k []byte) {
 		if r.census {
-			r.extraKeys = append(r.extraKeys, k)
+			r.extraKeys.add(r.b, k)
 		}
 		switch string(keyName(k)) {
 		case "memo":
@@ -358,7 +389,7 @@ func (r *reader) accepts0(d *doc) {
 	d.hasA0 = true
 	r.members(func(k []byte) {
 		if r.census {
-			r.a0Keys = append(r.a0Keys, k)
+			r.a0Keys.add(r.b, k)
 		}
 		switch string(keyName(k)) {
 		case "payTo":
@@ -386,7 +417,8 @@ func (r *reader) accepts0(d *doc) {
 
 func (r *reader) acceptsValue(d *doc) {
 	// A key written twice keeps its last value: forget the earlier accepts.
-	r.a0Keys, r.extraKeys = r.a0Keys[:0], r.extraKeys[:0]
+	r.a0Keys.reset()
+	r.extraKeys.reset()
 	*d = doc{isObject: true, memo: d.memo, resourceURL: d.resourceURL, errStr: d.errStr, reason: d.reason, detail: d.detail}
 	if r.peek() != '[' {
 		r.skip()
@@ -405,10 +437,6 @@ func (r *reader) acceptsValue(d *doc) {
 // one JSON value with nothing but whitespace around it (R17).
 func readDoc(b []byte, census bool) (d doc, ok bool) {
 	r := reader{b: b, census: census}
-	if census {
-		keys := make([][]byte, 64) // one allocation; either half grows past 32 names
-		r.a0Keys, r.extraKeys = keys[:0:32], keys[32:32:64]
-	}
 	if r.peek() == '{' {
 		d.isObject = true
 		r.members(func(k []byte) {
@@ -439,21 +467,22 @@ func readDoc(b []byte, census bool) (d doc, ok bool) {
 		return doc{}, false
 	}
 	if census && d.hasA0 {
-		d.census = censusOf(r.a0Keys, r.extraKeys)
+		d.census = censusOf(b, &r.a0Keys, &r.extraKeys)
 	}
 	return d, true
 }
 
 // censusOf is the sorted (byte order), de-duplicated union of the decoded
 // key names (R24).
-func censusOf(a0Keys, extraKeys [][]byte) []string {
+func censusOf(in []byte, a0Keys, extraKeys *keyList) []string {
 	// Every name is decoded into one buffer that becomes one string; the
 	// names are slices of it (two allocations, whatever the count).
 	var bufArr [1024]byte
 	var endsArr [64]int
 	buf, ends := bufArr[:0], endsArr[:0]
-	for _, keys := range [2][][]byte{a0Keys, extraKeys} {
-		for _, k := range keys {
+	for _, keys := range [2]*keyList{a0Keys, extraKeys} {
+		for i := 0; i < keys.n; i++ {
+			k := keys.at(in, i)
 			if inner := k[1 : len(k)-1]; bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
 				buf = append(buf, inner...)
 			} else {
