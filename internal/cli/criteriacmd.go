@@ -9,7 +9,7 @@ import (
 )
 
 func init() {
-	register(command{"criteria", "print a published criteria document (payability | rail-probe)", runCriteria})
+	register(command{"criteria", "print a published criteria document (payability | rail-probe | x402-lint)", runCriteria})
 	register(command{"corpus", "corpus verify: recompute the pins and run every corpus case", runCorpus})
 }
 
@@ -24,24 +24,29 @@ func serviceArg(s string) (string, bool) {
 }
 
 func runCriteria(_ context.Context, e Env, args []string) int {
-	fs := newFlagSet(e, "criteria", "criteria [payability|rail-probe]",
-		"Prints the published criteria document (payability by default) as JSON, with corpus.sha256 set to the pin of the embedded corpus.")
+	fs := newFlagSet(e, "criteria", "criteria [payability|rail-probe|x402-lint]",
+		"Prints the published criteria document (payability by default) or the x402-lint/v1 rules as JSON, with corpus.sha256 set to the pin of the embedded corpus.")
 	pos, err := parseFlags(e, fs, args)
 	if err != nil {
 		return usageExit(err)
 	}
 	if len(pos) > 1 {
-		return usageError(e, fs, "give at most one document: payability or rail-probe")
+		return usageError(e, fs, "give at most one document: payability, rail-probe or x402-lint")
 	}
 	name := ""
 	if len(pos) == 1 {
 		name = pos[0]
 	}
-	svc, ok := serviceArg(name)
-	if !ok {
-		return usageError(e, fs, "the document is payability or rail-probe")
+	var doc []byte
+	if name == "x402-lint" || name == "lint" {
+		doc, err = corpus.LintRules()
+	} else {
+		svc, ok := serviceArg(name)
+		if !ok {
+			return usageError(e, fs, "the document is payability, rail-probe or x402-lint")
+		}
+		doc, err = corpus.Criteria(svc)
 	}
-	doc, err := corpus.Criteria(svc)
 	if err != nil {
 		fmt.Fprintf(e.Stderr, "payability: %v\n", err)
 		return ExitInternal
@@ -53,7 +58,7 @@ func runCriteria(_ context.Context, e Env, args []string) int {
 
 func runCorpus(_ context.Context, e Env, args []string) int {
 	fs := newFlagSet(e, "corpus", "corpus verify [-v]",
-		"Recomputes every corpus pin (and compares it with the file's and the one built into this binary), runs every case through the graders and prints N passed, M failed.\nexit status: 0 every case passed and both pins match; 1 otherwise; 2 bad usage.")
+		"Recomputes every corpus pin (payability, rail-probe, x402-lint) and compares it with the file's and the one built into this binary, runs every case through the graders and prints N passed, M failed.\nexit status: 0 every case passed and every pin matches; 1 otherwise; 2 bad usage.")
 	verbose := fs.Bool("v", false, "list every case, not only the failures")
 	pos, err := parseFlags(e, fs, args)
 	if err != nil {
@@ -66,9 +71,16 @@ func runCorpus(_ context.Context, e Env, args []string) int {
 	for _, svc := range corpus.Services() {
 		ids = max(ids, len(corpus.RefOf(svc).ID))
 	}
+	ids = max(ids, len(corpus.LintRef().ID))
 	passed, failed, pinsOK := 0, 0, true
-	for _, svc := range corpus.Services() {
-		s, err := corpus.Run(svc)
+	for _, svc := range append(corpus.Services(), "x402-lint") {
+		var s corpus.Summary
+		var err error
+		if svc == "x402-lint" {
+			s, err = corpus.RunLint()
+		} else {
+			s, err = corpus.Run(svc)
+		}
 		if err != nil {
 			fmt.Fprintf(e.Stderr, "payability: %v\n", err)
 			return ExitInternal

@@ -102,7 +102,7 @@ func TestUsageMistakesSayWhatIsWrong(t *testing.T) {
 		{[]string{"memo", "a", "b"}, "give exactly one URL"},
 		{[]string{"memo", "--expect-closed", goldenURL}, "flag provided but not defined: -expect-closed"},
 		{[]string{"probe", "--expect", "BOUND", goldenURL}, "flag provided but not defined: -expect"},
-		{[]string{"criteria", "payments"}, "payability or rail-probe"},
+		{[]string{"criteria", "payments"}, "payability, rail-probe or x402-lint"},
 		{[]string{"corpus"}, "the only subcommand is verify"},
 		{[]string{"verify", "report.json"}, "--jwks is required"},
 		{[]string{"verify", "--jwks", "keys.json"}, "give exactly one report"},

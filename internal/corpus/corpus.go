@@ -30,7 +30,8 @@ var railProbeRaw []byte
 // embedded is every embedded corpus: the service it belongs to, its file name
 // (the key of generatedPins, in pins_gen.go) and its bytes. A new corpus is
 // one //go:embed, one row here, and `go run ./internal/corpus/gen`, which pins
-// every <name>-corpus.v<N>.json in this folder.
+// every <name>-corpus.v<N>.json in this folder (a corpus of another shape, as
+// the lint corpus, needs only its row in embeddedFiles).
 var embedded = []struct {
 	service string
 	file    string
@@ -47,6 +48,14 @@ func Services() []string {
 		out[i] = e.service
 	}
 	return out
+}
+
+// embeddedFiles is every embedded corpus file by name — the graders' corpora
+// above and the lint corpus (lint.go) — each of which pins_gen.go pins.
+var embeddedFiles = map[string]*[]byte{
+	"payability-corpus.v1.json": &payabilityRaw,
+	"railprobe-corpus.v1.json":  &railProbeRaw,
+	"lint-corpus.v1.json":       &lintRaw,
 }
 
 func embeddedFile(service string) (file string, raw []byte, ok bool) {

@@ -92,18 +92,26 @@ func TestHeaderNamesKeepFileOrder(t *testing.T) {
 // Every embedded corpus has a pin built in (pins_gen.go), and it is the pin
 // recomputed from the embedded bytes.
 func TestGeneratedPinsMatchTheEmbeddedFiles(t *testing.T) {
-	for _, svc := range Services() {
-		_, raw, _ := embeddedFile(svc)
-		pin, err := Pin(raw)
+	for name, raw := range embeddedFiles {
+		pin, err := Pin(*raw)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := RefOf(svc); got.SHA256 != pin || got.ID == "" {
-			t.Errorf("%s: built-in ref %+v, recomputed pin %s; run go run ./internal/corpus/gen", svc, got, pin)
+		if got := generatedPins[name]; got.SHA256 != pin || got.ID == "" {
+			t.Errorf("%s: built-in ref %+v, recomputed pin %s; run go run ./internal/corpus/gen", name, got, pin)
 		}
 	}
-	if len(generatedPins) != len(embedded) {
-		t.Errorf("pins_gen.go pins %d files, %d are embedded", len(generatedPins), len(embedded))
+	for _, svc := range Services() {
+		file, _, _ := embeddedFile(svc)
+		if RefOf(svc) != generatedPins[file] || embeddedFiles[file] == nil {
+			t.Errorf("%s: %s is not among the pinned files", svc, file)
+		}
+	}
+	if LintRef() != generatedPins[lintFile] || LintRef().ID == "" {
+		t.Errorf("lint ref %+v", LintRef())
+	}
+	if len(generatedPins) != len(embeddedFiles) {
+		t.Errorf("pins_gen.go pins %d files, %d are embedded", len(generatedPins), len(embeddedFiles))
 	}
 }
 
@@ -149,6 +157,78 @@ func TestNoInitWork(t *testing.T) {
 					return true
 				})
 			}
+		}
+	}
+}
+
+// TestLintCorpus: the x402-lint corpus, pin first, then every case.
+func TestLintCorpus(t *testing.T) {
+	s, err := RunLint()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.PinOK {
+		t.Fatalf("pin drift: file says %q, recomputed %q (id %q)", s.PinFile, s.PinComp, s.ID)
+	}
+	if len(s.Outcomes) < 100 {
+		t.Fatalf("lint corpus has %d cases", len(s.Outcomes))
+	}
+	for _, o := range s.Outcomes {
+		t.Run(o.ID, func(t *testing.T) {
+			if !o.Passed {
+				t.Errorf("%s\n got: %s\nwant: %s", o.Problem, o.Got, o.Want)
+			}
+		})
+	}
+}
+
+func TestServedLintRulesCarryThePin(t *testing.T) {
+	b, err := LintRules()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		ID     string `json:"id"`
+		Corpus struct {
+			ID     string `json:"id"`
+			SHA256 string `json:"sha256"`
+		} `json:"corpus"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.ID != "x402-lint/v1" || doc.Corpus.ID != LintRef().ID || doc.Corpus.SHA256 != LintRef().SHA256 || len(doc.Corpus.SHA256) != 64 {
+		t.Errorf("served rules %+v, ref %+v", doc, LintRef())
+	}
+}
+
+// TestLintCorpusHasRealSellers: captured cases of both reference sellers are
+// in the corpus, and every one that answered 402 at its own URL has no error.
+func TestLintCorpusHasRealSellers(t *testing.T) {
+	f, err := LoadLint()
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]int{}
+	for _, c := range f.Cases {
+		if c.Provenance == "synthetic" {
+			continue
+		}
+		seen[c.Provenance]++
+		var want LintExpected
+		if err := json.Unmarshal(c.Expected, &want); err != nil {
+			t.Fatal(err)
+		}
+		// The one documented deviation (docs/lint.md, "Reference sellers"):
+		// a seller configured to declare another public URL, recorded at its
+		// loopback address.
+		if !want.Conforms && !strings.HasSuffix(c.ID, "-resource-override") {
+			t.Errorf("%s: a reference seller does not conform", c.ID)
+		}
+	}
+	for _, p := range []string{"captured:@x402/express@2.27.0", "captured:x402-express@1.2.0"} {
+		if seen[p] == 0 {
+			t.Errorf("no case captured from %s (have %v)", p, seen)
 		}
 	}
 }

@@ -40,6 +40,8 @@ type Fetcher interface {
 type Runner struct {
 	Fetcher Fetcher
 	Now     func() time.Time
+	// Chain makes lint's opt-in chain-readiness look-ups; nil: none.
+	Chain ChainReader
 }
 
 // Envelope holds the common fields of every report.
@@ -259,13 +261,15 @@ func (r Runner) Run(ctx context.Context, op, url string) (Report, error) {
 		return r.Memo(ctx, url)
 	case OpProbe:
 		return r.Probe(ctx, url)
+	case OpLint:
+		return r.Lint(ctx, url, "GET", nil)
 	}
 	return nil, ErrUnknownOp
 }
 
-// ErrUnknownOp is returned by Run for an op that is not check, memo or probe.
+// ErrUnknownOp is returned by Run for an op that is not check, memo, probe or lint.
 var ErrUnknownOp = errUnknownOp{}
 
 type errUnknownOp struct{}
 
-func (errUnknownOp) Error() string { return "ops: unknown op (want check, memo or probe)" }
+func (errUnknownOp) Error() string { return "ops: unknown op (want check, memo, probe or lint)" }
