@@ -6,10 +6,11 @@ import (
 
 	"github.com/exchangerebel/payability/internal/corpus"
 	"github.com/exchangerebel/payability/internal/criteria"
+	"github.com/exchangerebel/payability/internal/preflight"
 )
 
 func init() {
-	register(command{"criteria", "print a published criteria document (payability | rail-probe | x402-lint)", runCriteria})
+	register(command{"criteria", "print a published criteria document (payability | rail-probe | x402-lint | x402-preflight)", runCriteria})
 	register(command{"corpus", "corpus verify: recompute the pins and run every corpus case", runCorpus})
 }
 
@@ -24,26 +25,29 @@ func serviceArg(s string) (string, bool) {
 }
 
 func runCriteria(_ context.Context, e Env, args []string) int {
-	fs := newFlagSet(e, "criteria", "criteria [payability|rail-probe|x402-lint]",
-		"Prints the published criteria document (payability by default) or the x402-lint/v1 rules as JSON, with corpus.sha256 set to the pin of the embedded corpus.")
+	fs := newFlagSet(e, "criteria", "criteria [payability|rail-probe|x402-lint|x402-preflight]",
+		"Prints the published criteria document (payability by default) or the x402-lint/v1 rules or the x402-preflight/v1 document as JSON, with corpus.sha256 set to the pin of the embedded corpus.")
 	pos, err := parseFlags(e, fs, args)
 	if err != nil {
 		return usageExit(err)
 	}
 	if len(pos) > 1 {
-		return usageError(e, fs, "give at most one document: payability, rail-probe or x402-lint")
+		return usageError(e, fs, "give at most one document: payability, rail-probe, x402-lint or x402-preflight")
 	}
 	name := ""
 	if len(pos) == 1 {
 		name = pos[0]
 	}
 	var doc []byte
-	if name == "x402-lint" || name == "lint" {
+	switch name {
+	case "x402-lint", "lint":
 		doc, err = corpus.LintRules()
-	} else {
+	case "x402-preflight", "preflight", preflight.DocumentID:
+		doc, err = corpus.PreflightDocument()
+	default:
 		svc, ok := serviceArg(name)
 		if !ok {
-			return usageError(e, fs, "the document is payability, rail-probe or x402-lint")
+			return usageError(e, fs, "the document is payability, rail-probe, x402-lint or x402-preflight")
 		}
 		doc, err = corpus.Criteria(svc)
 	}
@@ -58,7 +62,7 @@ func runCriteria(_ context.Context, e Env, args []string) int {
 
 func runCorpus(_ context.Context, e Env, args []string) int {
 	fs := newFlagSet(e, "corpus", "corpus verify [-v]",
-		"Recomputes every corpus pin (payability, rail-probe, x402-lint) and compares it with the file's and the one built into this binary, runs every case through the graders and prints N passed, M failed.\nexit status: 0 every case passed and every pin matches; 1 otherwise; 2 bad usage.")
+		"Recomputes every corpus pin (payability, rail-probe, x402-lint, x402-preflight) and compares it with the file's and the one built into this binary, runs every case through the graders and prints N passed, M failed.\nexit status: 0 every case passed and every pin matches; 1 otherwise; 2 bad usage.")
 	verbose := fs.Bool("v", false, "list every case, not only the failures")
 	pos, err := parseFlags(e, fs, args)
 	if err != nil {
@@ -71,14 +75,17 @@ func runCorpus(_ context.Context, e Env, args []string) int {
 	for _, svc := range corpus.Services() {
 		ids = max(ids, len(corpus.RefOf(svc).ID))
 	}
-	ids = max(ids, len(corpus.LintRef().ID))
+	ids = max(ids, len(corpus.LintRef().ID), len(preflight.CorpusID))
 	passed, failed, pinsOK := 0, 0, true
-	for _, svc := range append(corpus.Services(), "x402-lint") {
+	for _, svc := range append(corpus.Services(), "x402-lint", preflight.DocumentID) {
 		var s corpus.Summary
 		var err error
-		if svc == "x402-lint" {
+		switch svc {
+		case "x402-lint":
 			s, err = corpus.RunLint()
-		} else {
+		case preflight.DocumentID:
+			s, err = corpus.RunPreflight()
+		default:
 			s, err = corpus.Run(svc)
 		}
 		if err != nil {

@@ -12,7 +12,7 @@ import (
 var helpCommands = [][]string{
 	{"check"}, {"memo"}, {"probe"}, {"criteria"}, {"corpus"}, {"scan"}, {"reliability"},
 	{"serve"}, {"verify"}, {"ledger", "backfill"}, {"ledger", "refund"}, {"ledger", "export"},
-	{"ledger", "tripwires"}, {"store", "migrate"},
+	{"ledger", "tripwires"}, {"store", "migrate"}, {"preflight"}, {"terms-hash"}, {"mcp"}, {"lint"},
 }
 
 var (
@@ -99,12 +99,16 @@ func TestUsageMistakesSayWhatIsWrong(t *testing.T) {
 		want string
 	}{
 		{[]string{"check"}, "give exactly one URL"},
+		{[]string{"preflight", "a", "b"}, "give exactly one URL"},
+		{[]string{"preflight", "--max-amount", "x", goldenURL}, "--max-amount must be a decimal integer of atomic units"},
+		{[]string{"terms-hash", "a", "b"}, "give at most one FILE"},
+		{[]string{"mcp", "--http", "0.0.0.0:1"}, "--http listens on loopback only"},
 		{[]string{"memo", "a", "b"}, "give exactly one URL"},
 		{[]string{"memo", "--expect-closed", goldenURL}, "flag provided but not defined: -expect-closed"},
 		{[]string{"probe", "--expect", "BOUND", goldenURL}, "flag provided but not defined: -expect"},
-		{[]string{"criteria", "payments"}, "payability, rail-probe or x402-lint"},
+		{[]string{"criteria", "payments"}, "payability, rail-probe, x402-lint or x402-preflight"},
 		{[]string{"corpus"}, "the only subcommand is verify"},
-		{[]string{"verify", "report.json"}, "--jwks is required"},
+		{[]string{"verify", "report.json"}, "give exactly one of --jwks and --key"},
 		{[]string{"verify", "--jwks", "keys.json"}, "give exactly one report"},
 		{[]string{"reliability", "--service-id", "x"}, "--service-id and --intended-url are required"},
 		{[]string{"scan", "--op", "check", "a.txt", "b.txt"}, "give at most one input"},

@@ -51,11 +51,13 @@ func Services() []string {
 }
 
 // embeddedFiles is every embedded corpus file by name — the graders' corpora
-// above and the lint corpus (lint.go) — each of which pins_gen.go pins.
+// above, the lint corpus (lint.go) and the preflight corpus (preflight.go) —
+// each of which pins_gen.go pins.
 var embeddedFiles = map[string]*[]byte{
 	"payability-corpus.v1.json": &payabilityRaw,
 	"railprobe-corpus.v1.json":  &railProbeRaw,
 	"lint-corpus.v1.json":       &lintRaw,
+	"preflight-corpus.v1.json":  &preflightRaw,
 }
 
 func embeddedFile(service string) (file string, raw []byte, ok bool) {

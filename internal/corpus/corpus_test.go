@@ -110,6 +110,9 @@ func TestGeneratedPinsMatchTheEmbeddedFiles(t *testing.T) {
 	if LintRef() != generatedPins[lintFile] || LintRef().ID == "" {
 		t.Errorf("lint ref %+v", LintRef())
 	}
+	if PreflightRef() != generatedPins[preflightFile] || PreflightRef().ID == "" {
+		t.Errorf("preflight ref %+v", PreflightRef())
+	}
 	if len(generatedPins) != len(embeddedFiles) {
 		t.Errorf("pins_gen.go pins %d files, %d are embedded", len(generatedPins), len(embeddedFiles))
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/exchangerebel/payability/internal/capture"
 	"github.com/exchangerebel/payability/internal/corpus"
 	"github.com/exchangerebel/payability/internal/criteria"
+	"github.com/exchangerebel/payability/internal/lint"
 	"github.com/exchangerebel/payability/internal/target"
 	"github.com/exchangerebel/payability/internal/verdict"
 )
@@ -42,6 +43,9 @@ type Runner struct {
 	Now     func() time.Time
 	// Chain makes lint's opt-in chain-readiness look-ups; nil: none.
 	Chain ChainReader
+	// lint grades the preflight's unpaid challenge; nil means lint.Lint.
+	// Tests set it to keep the preflight op's own tests off lint's rules.
+	lint func(lint.Input) lint.Result
 }
 
 // Envelope holds the common fields of every report.
