@@ -118,6 +118,12 @@ func TestServeEndToEnd(t *testing.T) {
 	if code := ve.Run(context.Background(), []string{"verify", path, "--jwks", base + "/.well-known/jwks.json"}); code != ExitOK || !strings.Contains(out.String(), "VERIFIED") {
 		t.Errorf("verify: exit %d %s", code, out.String())
 	}
+	// A verified document whose answer cannot be written is exit 1.
+	var verr bytes.Buffer
+	fe := Env{Getenv: func(string) string { return "" }, Stdout: fullWriter{}, Stderr: &verr}
+	if code := fe.Run(context.Background(), []string{"verify", path, "--jwks", base + "/.well-known/jwks.json"}); code != ExitInternal {
+		t.Errorf("verify to a full disk: exit %d (%s)", code, verr.String())
+	}
 	body[len(body)/2] ^= 1
 	os.WriteFile(path, body, 0o600)
 	out.Reset()

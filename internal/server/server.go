@@ -43,8 +43,10 @@ const (
 	PrefixRailProbe  = "/toll/rail-probe"
 )
 
-// RequestBodyCap is the published request body cap (262,144 bytes).
-var RequestBodyCap = criteria.Payability().InputContract.Caps.BodyBytes
+// RequestBodyCap is the published request body cap (262,144 bytes): the
+// criteria's input_contract.caps.body_bytes, written out so that start-up
+// parses no criteria document (TestRequestBodyCapIsThePublishedOne).
+const RequestBodyCap = 262144
 
 // Config is everything a server needs; all of it is injected.
 type Config struct {

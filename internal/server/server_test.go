@@ -442,6 +442,15 @@ func (fc *fakeChain) payNothing() string {
 	return base58Encode(sig)
 }
 
+func TestRequestBodyCapIsThePublishedOne(t *testing.T) {
+	for _, svc := range []string{criteria.ServicePayability, criteria.ServiceRailProbe} {
+		doc, _ := criteria.ForService(svc)
+		if got := doc.InputContract.Caps.BodyBytes; got != RequestBodyCap {
+			t.Errorf("%s publishes a body cap of %d, the server enforces %d", svc, got, RequestBodyCap)
+		}
+	}
+}
+
 func TestRequestBodyCap(t *testing.T) {
 	h := newHarness(t, ServeAll)
 	pad := func(n int) string {
