@@ -158,8 +158,16 @@ func ParseConfig(data []byte) (*Config, error) {
 	if err := dec.Decode(&raw); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
-			line, col := lineCol(data, int(te.Offset))
-			return nil, &ConfigError{Field: te.Field, Line: line, Column: col, Reason: "wrong type (want " + te.Type.String() + ")"}
+			// The value that failed is the last one starting before the
+			// decoder's offset; name it by its full path.
+			field, at := te.Field, 0
+			for p, off := range pos {
+				if off < int(te.Offset) && off >= at {
+					field, at = p, off
+				}
+			}
+			line, col := lineCol(data, at)
+			return nil, &ConfigError{Field: field, Line: line, Column: col, Reason: "wrong type (want " + typeWord(te.Type.Kind().String()) + ")"}
 		}
 		return nil, &ConfigError{Reason: "not a valid configuration document"}
 	}
@@ -368,6 +376,18 @@ func validEnvName(s string) bool {
 		}
 	}
 	return true
+}
+
+func typeWord(kind string) string {
+	switch kind {
+	case "slice":
+		return "an array"
+	case "struct":
+		return "an object"
+	case "string", "ptr":
+		return "a string"
+	}
+	return kind
 }
 
 // lineCol turns a byte offset into a 1-based line and column.

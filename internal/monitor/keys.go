@@ -19,8 +19,10 @@ func scanKeys(data []byte) (map[string]int, error) {
 	if err := s.value("", topSchema); err != nil {
 		return nil, err
 	}
+	at := s.start()
 	if _, err := s.dec.Token(); err == nil {
-		return nil, s.errAt("", "more than one JSON document")
+		line, col := lineCol(data, at)
+		return nil, &ConfigError{Line: line, Column: col, Reason: "more than one JSON document"}
 	}
 	return s.pos, nil
 }
