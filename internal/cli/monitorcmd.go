@@ -1,0 +1,155 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/exchangerebel/payability/internal/monitor"
+	"github.com/exchangerebel/payability/internal/monitorhttp"
+	"github.com/exchangerebel/payability/internal/ops"
+	"github.com/exchangerebel/payability/internal/schedule"
+	"github.com/exchangerebel/payability/internal/store"
+)
+
+func init() {
+	register(command{"monitor", "watch endpoints on a schedule: history, JSON API (docs/monitor.md)", runMonitor})
+}
+
+const monitorUsage = "monitor --config FILE [--store sqlite:PATH|postgres://…] [--data-dir DIR] [--addr ADDR] [--public-url URL] [--allow-private]"
+
+const monitorNote = `Runs every configured endpoint's ops on their schedule (River jobs in the store's database;
+several instances on one PostgreSQL run each check once) and serves the history: /api/v1/endpoints,
+/api/v1/endpoints/{id}, /api/v1/endpoints/{id}/history?op=&since=. docs/monitor.md.
+exit status: 0 shut down gracefully; 1 could not start or serve; 2 bad usage or a bad configuration.`
+
+type monitorFlags struct {
+	config, storeDSN, dataDir, addr, publicURL string
+	allowPrivate                               bool
+}
+
+func runMonitor(ctx context.Context, e Env, args []string) int {
+	fs := newFlagSet(e, "monitor", monitorUsage, monitorNote, storeNote)
+	var f monitorFlags
+	fs.StringVar(&f.config, "config", "", "the monitor configuration `FILE` (JSON; docs/monitor.md)")
+	registerStoreFlags(fs.FlagSet, &f.storeDSN, &f.dataDir)
+	fs.StringVar(&f.addr, "addr", "127.0.0.1:8403", "the listen address `HOST:PORT`")
+	fs.StringVar(&f.publicURL, "public-url", "", "the base `URL` the public reaches this monitor at (links in the page and badges)")
+	fs.BoolVar(&f.allowPrivate, "allow-private", false, "allow endpoints on loopback and private addresses (private deployments, tests)")
+	pos, err := parseFlags(e, fs, args)
+	if err != nil {
+		return usageExit(err)
+	}
+	if len(pos) != 0 {
+		return usageError(e, fs, "takes no arguments besides its flags")
+	}
+	if err := applyEnv(fs.FlagSet, e.Getenv); err != nil {
+		fmt.Fprintf(e.Stderr, "payability monitor: %v\n", err)
+		return exitUsage
+	}
+	if f.config == "" {
+		return usageError(e, fs, "--config is required")
+	}
+	cfg, err := loadMonitorConfig(f.config)
+	if err != nil {
+		fmt.Fprintf(e.Stderr, "payability monitor: %v\n", err)
+		return exitUsage
+	}
+	if _, ok := storeBackend(f.storeDSN, f.dataDir); !ok {
+		fmt.Fprintln(e.Stderr, "payability monitor: --store must be sqlite:PATH or postgres://…")
+		return exitUsage
+	}
+	st, err := openStore(ctx, f.storeDSN, f.dataDir)
+	if err != nil {
+		fmt.Fprintf(e.Stderr, "payability monitor: %v\n", err)
+		return ExitInternal
+	}
+	defer st.Close()
+	logger := slog.New(slog.NewTextHandler(e.Stderr, nil))
+	run, err := startMonitor(ctx, e, cfg, st, f.storeDSN, f.dataDir, f.allowPrivate, f.publicURL, logger)
+	if err != nil {
+		fmt.Fprintf(e.Stderr, "payability monitor: %v\n", err)
+		return ExitInternal
+	}
+	defer run.stop()
+	backend, _ := storeBackend(f.storeDSN, f.dataDir)
+	fmt.Fprintf(e.Stderr, "payability monitor: %d endpoints; store: %s\n", len(cfg.Endpoints), backend)
+	ln, err := net.Listen("tcp", f.addr)
+	if err != nil {
+		fmt.Fprintf(e.Stderr, "payability monitor: %v\n", err)
+		return ExitInternal
+	}
+	return serveUntilDone(ctx, e, ln, run.handler)
+}
+
+func loadMonitorConfig(path string) (*monitor.Config, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("config: cannot open %s", filepath.Base(path))
+	}
+	defer fh.Close()
+	if strings.HasSuffix(path, ".yaml") || strings.HasSuffix(path, ".yml") {
+		return nil, errors.New("config: the configuration is JSON (docs/monitor.md); YAML is not read")
+	}
+	return monitor.ReadConfig(fh)
+}
+
+// monitorRun is a started monitor: its handler, and stop, which waits for
+// the checks in flight.
+type monitorRun struct {
+	handler http.Handler
+	stop    func()
+}
+
+// startMonitor wires the monitor on an open store (which must keep the
+// history) and starts its scheduler in the same database.
+func startMonitor(ctx context.Context, e Env, cfg *monitor.Config, st store.Store, dsn, dataDir string, allowPrivate bool, publicURL string, logger *slog.Logger) (*monitorRun, error) {
+	hist, ok := st.(store.History)
+	if !ok {
+		return nil, errors.New("the store keeps no history")
+	}
+	runner := ops.Runner{Fetcher: e.fetcher(allowPrivate), Now: e.now()}
+	m := &monitor.Monitor{Config: cfg, History: hist, Observers: monitor.OpsObservers(runner), Now: e.now(), Log: logger}
+	for _, ep := range cfg.Endpoints {
+		for _, op := range ep.Ops {
+			if _, ok := m.Observers[op]; !ok {
+				return nil, fmt.Errorf("config: endpoint %s: op %s is not available in this build", ep.ID, op)
+			}
+		}
+	}
+	sched, err := schedule.Open(ctx, schedule.Options{DB: scheduleDB(dsn, dataDir), Monitor: m, Logger: logger})
+	if err != nil {
+		return nil, err
+	}
+	if err := sched.Start(ctx); err != nil {
+		sched.Close()
+		return nil, err
+	}
+	h := monitorhttp.New(monitorhttp.Config{Monitor: m, PublicURL: publicURL})
+	return &monitorRun{handler: h, stop: func() {
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), schedule.JobTimeout)
+		defer cancel()
+		if err := sched.Stop(sctx); err != nil {
+			logger.Warn("monitor stop", "error", err.Error())
+		}
+	}}, nil
+}
+
+// scheduleDB names the store's database for the scheduler, as openStore
+// would open it.
+func scheduleDB(dsn, dataDir string) schedule.Database {
+	switch {
+	case dsn == "":
+		return schedule.Database{SQLitePath: dataDir + "/payability.db"}
+	case strings.HasPrefix(dsn, "sqlite:"):
+		return schedule.Database{SQLitePath: strings.TrimPrefix(dsn, "sqlite:")}
+	}
+	return schedule.Database{PostgresDSN: dsn}
+}
+

@@ -1,0 +1,158 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// lockedBuffer is a writer the command and the test share.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// populatedSeller answers a populated challenge with a fresh memo.
+func populatedSeller(t *testing.T) *httptest.Server {
+	var srv *httptest.Server
+	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		url := srv.URL + r.URL.Path
+		memo := rand.Text()
+		body := fmt.Sprintf(`{"x402Version":1,"accepts":[{"scheme":"exact","network":"solana","amount":"10000","maxAmountRequired":"10000","payTo":"Wallet111","resource":%q,"description":"one call","extra":{"usdc_token_account":"Token111","memo":%q}}]}`, url, memo)
+		hdr := fmt.Sprintf(`{"x402Version":2,"resource":{"url":%q},"accepts":[{"amount":"10000","payTo":"Wallet111","extra":{"memo":%q}}]}`, url, memo)
+		w.Header().Set("PAYMENT-REQUIRED", base64.StdEncoding.EncodeToString([]byte(hdr)))
+		w.WriteHeader(http.StatusPaymentRequired)
+		io.WriteString(w, body)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+var servingRe = regexp.MustCompile(`serving on (http://\S+)`)
+
+// startCLI runs the command until the test ends and returns the base URL
+// it serves on.
+func startCLI(t *testing.T, args ...string) (base string, stderr *lockedBuffer, wait func() int) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	stderr = &lockedBuffer{}
+	e := Env{Getenv: func(string) string { return "" }, Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: stderr}
+	done := make(chan int, 1)
+	go func() { done <- e.Run(ctx, args) }()
+	var once sync.Once
+	code := -1
+	wait = func() int {
+		once.Do(func() { cancel(); code = <-done })
+		return code
+	}
+	t.Cleanup(func() { wait() })
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		if m := servingRe.FindStringSubmatch(stderr.String()); m != nil {
+			return m[1], stderr, wait
+		}
+		select {
+		case c := <-done:
+			t.Fatalf("exited %d before serving: %s", c, stderr.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("never served: %s", stderr.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func writeConfig(t *testing.T, doc string) string {
+	path := filepath.Join(t.TempDir(), "monitor.json")
+	if err := os.WriteFile(path, []byte(doc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestMonitorCommandShowsTheOutcomeWithinTwoIntervals: the command, its
+// periodic jobs every second, a loopback seller: the API shows the check.
+func TestMonitorCommandShowsTheOutcomeWithinTwoIntervals(t *testing.T) {
+	seller := populatedSeller(t)
+	cfg := writeConfig(t, `{"endpoints": [{"id": "seller", "url": "`+seller.URL+`/paid", "ops": ["check"], "every": "1s"}]}`)
+	base, stderr, wait := startCLI(t, "monitor", "--config", cfg, "--store", "sqlite:"+filepath.Join(t.TempDir(), "m.db"),
+		"--addr", "127.0.0.1:0", "--allow-private")
+	var v struct {
+		Status string
+		Latest map[string]struct{ Outcome, State string }
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for v.Latest["check"].State == "" {
+		res, err := http.Get(base + "/api/v1/endpoints/seller")
+		if err != nil {
+			t.Fatal(err)
+		}
+		json.NewDecoder(res.Body).Decode(&v)
+		res.Body.Close()
+		if time.Now().After(deadline) {
+			t.Fatalf("no check recorded: %s", stderr.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if c := v.Latest["check"]; c.Outcome != "passing" || c.State != "POPULATED" || v.Status != "unknown" {
+		t.Errorf("got %+v", v)
+	}
+	if code := wait(); code != ExitOK {
+		t.Errorf("exit %d: %s", code, stderr.String())
+	}
+	// One structured line per check: id, op, outcome, duration.
+	if log := stderr.String(); !regexp.MustCompile(`msg=check id=seller op=check outcome=passing state=POPULATED duration_ms=\d+`).MatchString(log) {
+		t.Errorf("no check log line in %s", log)
+	}
+}
+
+func TestMonitorCommandRefusals(t *testing.T) {
+	bad := writeConfig(t, "{\"endpoints\": [{\"id\": \"a\", \"url\": \"https://x.example/\",\n \"ops\": [\"check\"], \"every\": \"500ms\"}]}")
+	yaml := filepath.Join(t.TempDir(), "m.yaml")
+	os.WriteFile(yaml, []byte("endpoints: []\n"), 0o600)
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"no config", []string{"monitor"}, exitUsage, "--config is required"},
+		{"missing file", []string{"monitor", "--config", filepath.Join(t.TempDir(), "none.json")}, exitUsage, "cannot open none.json"},
+		{"bad every names line and field", []string{"monitor", "--config", bad}, exitUsage, "config:2:29: endpoints[0].every: must be at least 1s"},
+		{"yaml is refused", []string{"monitor", "--config", yaml}, exitUsage, "YAML is not read"},
+		{"bad store", []string{"monitor", "--config", writeConfig(t, `{"endpoints": [{"id": "a", "url": "https://x.example/", "ops": ["check"], "every": "1m"}]}`), "--store", "mysql://x"}, exitUsage, "--store must be"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, stderr, code := runCLI(t, nil, false, nil, tc.args...)
+			if code != tc.code || !strings.Contains(stderr, tc.want) {
+				t.Errorf("exit %d, stderr %q; want %d and %q", code, stderr, tc.code, tc.want)
+			}
+		})
+	}
+}
