@@ -152,4 +152,3 @@ func scheduleDB(dsn, dataDir string) schedule.Database {
 	}
 	return schedule.Database{PostgresDSN: dsn}
 }
-
