@@ -152,3 +152,33 @@ func scheduleDB(dsn, dataDir string) schedule.Database {
 	}
 	return schedule.Database{PostgresDSN: dsn}
 }
+
+// serveWithMonitor starts the monitor of `serve --monitor FILE` on serve's
+// store (a handle of its own on the same database) and returns one handler
+// for both: the monitor's routes, then serve's. A nil handler means serve
+// must exit with code.
+func serveWithMonitor(ctx context.Context, e Env, f serveFlags, srv http.Handler) (http.Handler, func(), int) {
+	cfg, err := loadMonitorConfig(f.monitor)
+	if err != nil {
+		fmt.Fprintf(e.Stderr, "payability serve: --monitor: %v\n", err)
+		return nil, nil, exitUsage
+	}
+	st, err := openStore(ctx, f.storeDSN, f.dataDir)
+	if err != nil {
+		fmt.Fprintf(e.Stderr, "payability serve: --monitor: %v\n", err)
+		return nil, nil, ExitInternal
+	}
+	logger := slog.New(slog.NewTextHandler(e.Stderr, nil))
+	run, err := startMonitor(ctx, e, cfg, st, f.storeDSN, f.dataDir, f.allowPrivate, f.publicURL, logger)
+	if err != nil {
+		st.Close()
+		fmt.Fprintf(e.Stderr, "payability serve: --monitor: %v\n", err)
+		return nil, nil, ExitInternal
+	}
+	mux := http.NewServeMux()
+	for _, p := range monitorhttp.Routes {
+		mux.Handle(p, run.handler)
+	}
+	mux.Handle("/", srv)
+	return mux, func() { run.stop(); st.Close() }, ExitOK
+}

@@ -156,3 +156,43 @@ func TestMonitorCommandRefusals(t *testing.T) {
 		})
 	}
 }
+
+// TestServeWithMonitorRunsBothInOneProcess: serve --monitor answers the
+// paid service's routes and the monitor's, and the monitor checks.
+func TestServeWithMonitorRunsBothInOneProcess(t *testing.T) {
+	seller := populatedSeller(t)
+	cfg := writeConfig(t, `{"endpoints": [{"id": "seller", "url": "`+seller.URL+`/paid", "ops": ["check"], "every": "1s"}]}`)
+	base, stderr, wait := startCLI(t, "serve", "--addr", "127.0.0.1:0", "--data-dir", t.TempDir(), "--pay-to", wallet,
+		"--token-account", account, "--solana-rpc", fakeRPC(t), "--allow-private-targets", "--monitor", cfg)
+	res, err := http.Get(base + "/toll/payability/check")
+	if err != nil || res.StatusCode != http.StatusPaymentRequired {
+		t.Fatalf("serve's challenge: %v %v", err, res)
+	}
+	res.Body.Close()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		var v struct{ Latest map[string]struct{ State string } }
+		res, err := http.Get(base + "/api/v1/endpoints/seller")
+		if err != nil {
+			t.Fatal(err)
+		}
+		json.NewDecoder(res.Body).Decode(&v)
+		res.Body.Close()
+		if v.Latest["check"].State == "POPULATED" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the monitor recorded nothing: %s", stderr.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if code := wait(); code != ExitOK {
+		t.Errorf("exit %d: %s", code, stderr.String())
+	}
+	bad := writeConfig(t, `{"endpoints": []}`)
+	_, errs, code := runCLI(t, nil, false, nil, "serve", "--addr", "127.0.0.1:0", "--data-dir", t.TempDir(), "--pay-to", wallet,
+		"--token-account", account, "--solana-rpc", fakeRPC(t), "--monitor", bad)
+	if code != exitUsage || !strings.Contains(errs, "--monitor: config:1:15: endpoints: at least one endpoint") {
+		t.Errorf("bad monitor config: exit %d %q", code, errs)
+	}
+}

@@ -43,6 +43,7 @@ type serveFlags struct {
 	payTo, tokenAccount, solanaRPC, network, commitment     string
 	facilitator                                             string
 	ratesURL                                                string
+	monitor                                                 string
 	allowPrivate                                            bool
 	house                                                   stringList
 	maxTimeout                                              int
@@ -70,6 +71,7 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.Var(&f.house, "house-wallet", "one of the operator's own `WALLET`s (repeatable): its payments are house proofs, never sales")
 	fs.IntVar(&f.maxTimeout, "max-timeout-seconds", 120, "the maxTimeoutSeconds advertised in challenges, `N` seconds")
 	registerRatesFlag(fs, &f.ratesURL)
+	fs.StringVar(&f.monitor, "monitor", "", "also run the monitor with this configuration `FILE` in the same process (docs/monitor.md)")
 }
 
 // serveNote ends serve's help.
@@ -148,13 +150,22 @@ func runServe(ctx context.Context, e Env, args []string) int {
 		return ExitInternal
 	}
 	defer cleanup()
+	var handler http.Handler = srv
+	if f.monitor != "" {
+		h, stop, code := serveWithMonitor(ctx, e, f, srv)
+		if h == nil {
+			return code
+		}
+		defer stop()
+		handler = h
+	}
 	fmt.Fprintf(e.Stderr, "payability serve: %s\n", describeServe(f))
 	ln, err := net.Listen("tcp", f.addr)
 	if err != nil {
 		fmt.Fprintf(e.Stderr, "payability serve: %v\n", err)
 		return ExitInternal
 	}
-	return serveUntilDone(ctx, e, ln, srv)
+	return serveUntilDone(ctx, e, ln, handler)
 }
 
 // describeServe says, at start, what this instance sells and how it is paid:

@@ -25,6 +25,10 @@ type Config struct {
 	PublicURL string
 }
 
+// Routes are the path patterns the monitor serves, for a process that
+// serves it beside other routes (serve --monitor).
+var Routes = []string{"/api/v1/endpoints", "/api/v1/endpoints/"}
+
 // Handler serves every monitor route.
 type Handler struct {
 	cfg Config

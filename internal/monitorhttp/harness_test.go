@@ -1,15 +1,18 @@
 package monitorhttp_test
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -74,7 +77,29 @@ type harness struct {
 	sched *schedule.Scheduler
 	api   *httptest.Server
 	now   atomic.Pointer[time.Time]
+	path  string
+	logs  *syncBuffer
 }
+
+// syncBuffer is a log sink the workers and the test share.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func (h *harness) dbPath() string { return h.path }
 
 func newHarness(t *testing.T, cfg *monitor.Config) *harness {
 	t.Helper()
@@ -86,9 +111,11 @@ func newHarness(t *testing.T, cfg *monitor.Config) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.st = st
+	h.st, h.path = st, path
 	runner := ops.Runner{Fetcher: target.New(target.Options{AllowPrivate: true, Timeout: 10 * time.Second}), Now: h.clock}
-	h.m = &monitor.Monitor{Config: cfg, History: st, Observers: monitor.OpsObservers(runner), Now: h.clock}
+	h.logs = &syncBuffer{}
+	h.m = &monitor.Monitor{Config: cfg, History: st, Observers: monitor.OpsObservers(runner), Now: h.clock,
+		Log: slog.New(slog.NewTextHandler(h.logs, nil))}
 	h.sched, err = schedule.Open(context.Background(), schedule.Options{DB: schedule.Database{SQLitePath: path}, Monitor: h.m, NoPeriodic: true, PollInterval: 20 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
