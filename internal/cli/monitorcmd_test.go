@@ -171,7 +171,9 @@ func TestServeWithMonitorRunsBothInOneProcess(t *testing.T) {
 	res.Body.Close()
 	deadline := time.Now().Add(60 * time.Second)
 	for {
-		var v struct{ Latest map[string]struct{ State string } }
+		var v struct {
+			Latest map[string]struct{ State string }
+		}
 		res, err := http.Get(base + "/api/v1/endpoints/seller")
 		if err != nil {
 			t.Fatal(err)
