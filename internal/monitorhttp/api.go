@@ -27,7 +27,7 @@ type Config struct {
 
 // Routes are the path patterns the monitor serves, for a process that
 // serves it beside other routes (serve --monitor).
-var Routes = []string{"/api/v1/endpoints", "/api/v1/endpoints/"}
+var Routes = []string{"/api/v1/endpoints", "/api/v1/endpoints/", "/status", "/status/", "/badge/"}
 
 // Handler serves every monitor route.
 type Handler struct {
@@ -41,6 +41,9 @@ func New(cfg Config) *Handler {
 	h.mux.HandleFunc("GET /api/v1/endpoints", h.endpoints)
 	h.mux.HandleFunc("GET /api/v1/endpoints/{id}", h.endpoint)
 	h.mux.HandleFunc("GET /api/v1/endpoints/{id}/history", h.history)
+	h.mux.HandleFunc("GET /status", h.statusIndex)
+	h.mux.HandleFunc("GET /status/{id}", h.statusDetail)
+	h.mux.HandleFunc("GET /badge/{file}", h.badge)
 	return h
 }
 
@@ -73,6 +76,10 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
+	writeJSONBody(w, v)
+}
+
+func writeJSONBody(w http.ResponseWriter, v any) {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(v)

@@ -1,0 +1,105 @@
+package monitor
+
+import (
+	"time"
+
+	"github.com/exchangerebel/payability/internal/store"
+)
+
+// StripDays is how many days the status page's strip and the 30-day
+// figures cover.
+const StripDays = 30
+
+// DayOutcome is one day of the strip: a closed set of words.
+type DayOutcome string
+
+const (
+	DayPassing DayOutcome = "passing" // every check of the day passed
+	DayFailing DayOutcome = "failing" // no check of the day passed
+	DayMixed   DayOutcome = "mixed"   // some passed, some did not
+	DayNone    DayOutcome = "none"    // no check that day
+)
+
+// Day is one UTC day of observations.
+type Day struct {
+	Date    string // YYYY-MM-DD, UTC
+	Checks  int
+	Passing int
+	Outcome DayOutcome
+}
+
+// Strip is the days UTC days ending with now's, oldest first, from obs (of
+// any ops; those outside the days are ignored).
+func Strip(obs []store.Observation, now time.Time, days int) []Day {
+	today := now.UTC().Truncate(24 * time.Hour)
+	first := today.AddDate(0, 0, -(days - 1))
+	out := make([]Day, days)
+	for i := range out {
+		out[i].Date = first.AddDate(0, 0, i).Format(time.DateOnly)
+	}
+	for _, o := range obs {
+		i := int(o.At.UTC().Sub(first) / (24 * time.Hour))
+		if o.At.Before(first) || i >= days {
+			continue
+		}
+		out[i].Checks++
+		if o.Passing {
+			out[i].Passing++
+		}
+	}
+	for i := range out {
+		d := &out[i]
+		switch {
+		case d.Checks == 0:
+			d.Outcome = DayNone
+		case d.Passing == d.Checks:
+			d.Outcome = DayPassing
+		case d.Passing == 0:
+			d.Outcome = DayFailing
+		default:
+			d.Outcome = DayMixed
+		}
+	}
+	return out
+}
+
+// Share is the passing checks among obs and their count; percent is nil
+// when there is no check (nothing was measured: no figure is invented).
+func Share(obs []store.Observation) (checks int, percent *float64) {
+	passing := 0
+	for _, o := range obs {
+		if o.Passing {
+			passing++
+		}
+	}
+	if len(obs) == 0 {
+		return 0, nil
+	}
+	// One decimal, rounded half up.
+	p := float64(int64(float64(passing)*1000/float64(len(obs))+0.5)) / 10
+	return len(obs), &p
+}
+
+// Change is one change of an op's outcome: the observation after which the
+// outcome differed from the op's observation before it.
+type Change struct {
+	Op       string
+	From, To Outcome
+	At       time.Time
+	Reasons  []string
+	State    string
+}
+
+// Changes are the changes of outcome in obs (oldest first, any ops), oldest
+// first. The first observation of an op is no change.
+func Changes(obs []store.Observation) []Change {
+	last := map[string]store.Observation{}
+	var out []Change
+	for _, o := range obs {
+		if p, ok := last[o.Op]; ok && p.Passing != o.Passing {
+			out = append(out, Change{Op: o.Op, From: OutcomeOf(p), To: OutcomeOf(o), At: o.At, Reasons: o.Reasons, State: o.State})
+		}
+		last[o.Op] = o
+	}
+	return out
+}

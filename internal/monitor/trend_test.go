@@ -1,0 +1,67 @@
+package monitor
+
+import (
+	"testing"
+	"time"
+
+	"github.com/exchangerebel/payability/internal/store"
+)
+
+func ob(op string, at time.Time, passing bool) store.Observation {
+	return store.Observation{Endpoint: "a", Op: op, At: at, Passing: passing, State: "S"}
+}
+
+func TestStrip(t *testing.T) {
+	now := time.Date(2026, 3, 30, 12, 0, 0, 0, time.UTC)
+	first := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	obs := []store.Observation{
+		ob("check", first.Add(-time.Millisecond), false), // the day before the strip: ignored
+		ob("check", first, true),                         // the first instant of day 1
+		ob("check", first.Add(time.Hour), true),
+		ob("check", first.AddDate(0, 0, 1), false),
+		ob("check", first.AddDate(0, 0, 2), true),
+		ob("memo", first.AddDate(0, 0, 2).Add(time.Hour), false),
+		ob("check", now, true),
+	}
+	got := Strip(obs, now, StripDays)
+	if len(got) != 30 || got[0].Date != "2026-03-01" || got[29].Date != "2026-03-30" {
+		t.Fatalf("days %d, %s..%s", len(got), got[0].Date, got[len(got)-1].Date)
+	}
+	for i, want := range map[int]Day{
+		0:  {"2026-03-01", 2, 2, DayPassing},
+		1:  {"2026-03-02", 1, 0, DayFailing},
+		2:  {"2026-03-03", 2, 1, DayMixed},
+		3:  {"2026-03-04", 0, 0, DayNone},
+		29: {"2026-03-30", 1, 1, DayPassing},
+	} {
+		if got[i] != want {
+			t.Errorf("day %d: %+v, want %+v", i, got[i], want)
+		}
+	}
+}
+
+func TestShare(t *testing.T) {
+	if n, p := Share(nil); n != 0 || p != nil {
+		t.Errorf("no checks: %d %v, want 0 and no figure", n, p)
+	}
+	obs := []store.Observation{ob("check", t0, true), ob("check", t0, true), ob("check", t0, false)}
+	if n, p := Share(obs); n != 3 || *p != 66.7 {
+		t.Errorf("2 of 3: %d %v, want 3 and 66.7", n, *p)
+	}
+}
+
+func TestChanges(t *testing.T) {
+	obs := []store.Observation{
+		ob("check", t0, true),                  // first of check: no change
+		ob("memo", t0, false),                  // first of memo: no change
+		ob("check", t0.Add(time.Minute), true), // same
+		ob("check", t0.Add(2*time.Minute), false),
+		ob("memo", t0.Add(2*time.Minute), false),
+		ob("check", t0.Add(3*time.Minute), true),
+	}
+	got := Changes(obs)
+	if len(got) != 2 || got[0].From != Passing || got[0].To != Failing || !got[0].At.Equal(t0.Add(2*time.Minute)) ||
+		got[1].To != Passing || got[1].Op != "check" {
+		t.Errorf("changes %+v", got)
+	}
+}
