@@ -10,12 +10,15 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
+	"github.com/exchangerebel/payability/internal/buildinfo"
 	"github.com/exchangerebel/payability/internal/monitor"
 	"github.com/exchangerebel/payability/internal/monitorhttp"
 	"github.com/exchangerebel/payability/internal/ops"
 	"github.com/exchangerebel/payability/internal/schedule"
 	"github.com/exchangerebel/payability/internal/store"
+	"github.com/exchangerebel/payability/internal/target"
 )
 
 func init() {
@@ -75,6 +78,9 @@ func runMonitor(ctx context.Context, e Env, args []string) int {
 	run, err := startMonitor(ctx, e, cfg, st, f.storeDSN, f.dataDir, f.allowPrivate, f.publicURL, logger)
 	if err != nil {
 		fmt.Fprintf(e.Stderr, "payability monitor: %v\n", err)
+		if errors.As(err, new(badFlag)) {
+			return exitUsage
+		}
 		return ExitInternal
 	}
 	defer run.stop()
@@ -123,7 +129,16 @@ func startMonitor(ctx context.Context, e Env, cfg *monitor.Config, st store.Stor
 			}
 		}
 	}
-	sched, err := schedule.Open(ctx, schedule.Options{DB: scheduleDB(dsn, dataDir), Monitor: m, Logger: logger})
+	var receivers []schedule.Receiver
+	for i, w := range cfg.Webhooks {
+		secret := e.Getenv(w.SecretEnv)
+		if secret == "" {
+			return nil, badFlag{fmt.Sprintf("config: webhooks[%d].secret_env: %s is not set", i, w.SecretEnv)}
+		}
+		receivers = append(receivers, schedule.Receiver{Index: i, URL: w.URL, Secret: []byte(secret)})
+	}
+	sched, err := schedule.Open(ctx, schedule.Options{DB: scheduleDB(dsn, dataDir), Monitor: m, Logger: logger,
+		Receivers: receivers, Post: e.poster(allowPrivate), Now: e.now()})
 	if err != nil {
 		return nil, err
 	}
@@ -173,6 +188,9 @@ func serveWithMonitor(ctx context.Context, e Env, f serveFlags, srv http.Handler
 	if err != nil {
 		st.Close()
 		fmt.Fprintf(e.Stderr, "payability serve: --monitor: %v\n", err)
+		if errors.As(err, new(badFlag)) {
+			return nil, nil, exitUsage
+		}
 		return nil, nil, ExitInternal
 	}
 	mux := http.NewServeMux()
@@ -181,4 +199,11 @@ func serveWithMonitor(ctx context.Context, e Env, f serveFlags, srv http.Handler
 	}
 	mux.Handle("/", srv)
 	return mux, func() { run.stop(); st.Close() }, ExitOK
+}
+
+// poster is the webhook deliveries' client: the guarded target client (no
+// redirects, bounded), so a receiver URL cannot reach a private address
+// unless allowed.
+func (e Env) poster(allowPrivate bool) schedule.Poster {
+	return target.New(target.Options{AllowPrivate: allowPrivate, UserAgent: buildinfo.UserAgent, Timeout: 10 * time.Second})
 }

@@ -145,6 +145,8 @@ func TestMonitorCommandRefusals(t *testing.T) {
 		{"no config", []string{"monitor"}, exitUsage, "--config is required"},
 		{"missing file", []string{"monitor", "--config", filepath.Join(t.TempDir(), "none.json")}, exitUsage, "cannot open none.json"},
 		{"bad every names line and field", []string{"monitor", "--config", bad}, exitUsage, "config:2:29: endpoints[0].every: must be at least 1s"},
+		{"webhook secret not set", []string{"monitor", "--config", writeConfig(t, `{"endpoints": [{"id": "a", "url": "https://x.example/", "ops": ["check"], "every": "1m"}], "webhooks": [{"url": "https://h.example/", "secret_env": "HOOK_SECRET_UNSET", "events": ["outcome_changed"]}]}`),
+			"--store", "sqlite:" + filepath.Join(t.TempDir(), "m.db")}, exitUsage, "webhooks[0].secret_env: HOOK_SECRET_UNSET is not set"},
 		{"yaml is refused", []string{"monitor", "--config", yaml}, exitUsage, "YAML is not read"},
 		{"bad store", []string{"monitor", "--config", writeConfig(t, `{"endpoints": [{"id": "a", "url": "https://x.example/", "ops": ["check"], "every": "1m"}]}`), "--store", "mysql://x"}, exitUsage, "--store must be"},
 	} {

@@ -20,10 +20,16 @@ type Monitor struct {
 	Observers map[string]Observer
 	Now       func() time.Time
 	Log       *slog.Logger
-	// Observed, when set, is told of every observation recorded, with the
-	// one before it of the same endpoint and op (hadPrev false for the
-	// first). Metrics and webhooks hang here.
-	Observed func(ctx context.Context, prev store.Observation, hadPrev bool, cur store.Observation) error
+	// Recorded, when set, is told of each observation this monitor
+	// recorded (once per observation: metrics hang here).
+	Recorded func(o store.Observation)
+	// Changed, when set, is told of a change of outcome: the recorded
+	// observation cur differs in outcome from prev, the op's observation
+	// before it (the first observation of an op is no change). It may be
+	// told of one change more than once (a retried job): it must be
+	// idempotent (webhooks are, by event id). An error fails the check,
+	// which is retried.
+	Changed func(ctx context.Context, prev, cur store.Observation) error
 }
 
 func (m *Monitor) now() time.Time {
@@ -53,9 +59,19 @@ func (m *Monitor) Check(ctx context.Context, id, op string, slot int64) (store.O
 	if !ok {
 		return store.Observation{}, false, ErrUnknownEndpoint
 	}
-	prev, hadPrev, err := m.History.LatestObservation(ctx, id, op)
+	// The op's last two observations: when the newest is this slot's, an
+	// earlier attempt recorded it and failed after (telling of a change):
+	// do not observe again, only tell again.
+	recent, err := m.History.Observations(ctx, id, op, time.Time{}, 2)
 	if err != nil {
 		return store.Observation{}, false, err
+	}
+	if n := len(recent); n > 0 && recent[n-1].Slot == slot {
+		rec := recent[n-1]
+		if n == 2 {
+			err = m.changed(ctx, recent[0], rec)
+		}
+		return rec, false, err
 	}
 	start := m.now()
 	o, err := obs.Observe(ctx, e)
@@ -73,12 +89,27 @@ func (m *Monitor) Check(ctx context.Context, id, op string, slot int64) (store.O
 	}
 	m.log().Info("check", "id", id, "op", op, "outcome", string(OutcomeOf(rec)), "state", rec.State,
 		"duration_ms", rec.DurationMS, "recorded", added)
-	if added && m.Observed != nil {
-		if err := m.Observed(ctx, prev, hadPrev, rec); err != nil {
-			return rec, added, err
+	if !added {
+		return rec, false, nil
+	}
+	if m.Recorded != nil {
+		m.Recorded(rec)
+	}
+	// A job of an older slot that ran late (rescued) tells of no change:
+	// the order of outcomes is the slots' order.
+	if n := len(recent); n > 0 && recent[n-1].Slot < slot {
+		if err := m.changed(ctx, recent[n-1], rec); err != nil {
+			return rec, true, err
 		}
 	}
-	return rec, added, nil
+	return rec, true, nil
+}
+
+func (m *Monitor) changed(ctx context.Context, prev, cur store.Observation) error {
+	if m.Changed == nil || prev.Passing == cur.Passing {
+		return nil
+	}
+	return m.Changed(ctx, prev, cur)
 }
 
 // Prune deletes the history older than the retention and returns how many

@@ -71,14 +71,15 @@ func newSeller(t *testing.T) *seller {
 // harness is one monitor on a fresh SQLite store, its scheduler driven by
 // hand (no periodic jobs) and its handler on a loopback server.
 type harness struct {
-	t     *testing.T
-	m     *monitor.Monitor
-	st    *sqlite.Store
-	sched *schedule.Scheduler
-	api   *httptest.Server
-	now   atomic.Pointer[time.Time]
-	path  string
-	logs  *syncBuffer
+	t        *testing.T
+	m        *monitor.Monitor
+	st       *sqlite.Store
+	sched    *schedule.Scheduler
+	api      *httptest.Server
+	now      atomic.Pointer[time.Time]
+	path     string
+	logs     *syncBuffer
+	stopOnce sync.Once
 }
 
 // syncBuffer is a log sink the workers and the test share.
@@ -103,6 +104,12 @@ func (h *harness) dbPath() string { return h.path }
 
 func newHarness(t *testing.T, cfg *monitor.Config) *harness {
 	t.Helper()
+	return newHarnessWith(t, cfg, func(*schedule.Options) {})
+}
+
+// newHarnessWith lets the test set scheduler options (webhook receivers).
+func newHarnessWith(t *testing.T, cfg *monitor.Config, opt func(*schedule.Options)) *harness {
+	t.Helper()
 	h := &harness{t: t}
 	t0 := time.Now().UTC()
 	h.now.Store(&t0)
@@ -116,7 +123,10 @@ func newHarness(t *testing.T, cfg *monitor.Config) *harness {
 	h.logs = &syncBuffer{}
 	h.m = &monitor.Monitor{Config: cfg, History: st, Observers: monitor.OpsObservers(runner), Now: h.clock,
 		Log: slog.New(slog.NewTextHandler(h.logs, nil))}
-	h.sched, err = schedule.Open(context.Background(), schedule.Options{DB: schedule.Database{SQLitePath: path}, Monitor: h.m, NoPeriodic: true, PollInterval: 20 * time.Millisecond})
+	so := schedule.Options{DB: schedule.Database{SQLitePath: path}, Monitor: h.m, NoPeriodic: true, PollInterval: 20 * time.Millisecond,
+		Post: target.New(target.Options{AllowPrivate: true, Timeout: 10 * time.Second})}
+	opt(&so)
+	h.sched, err = schedule.Open(context.Background(), so)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,12 +136,20 @@ func newHarness(t *testing.T, cfg *monitor.Config) *harness {
 	h.api = httptest.NewServer(monitorhttp.New(monitorhttp.Config{Monitor: h.m}))
 	t.Cleanup(func() {
 		h.api.Close()
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		h.sched.Stop(ctx)
+		h.stop()
 		st.Close()
 	})
 	return h
+}
+
+// stop stops the scheduler (waiting for its jobs); a second call does
+// nothing.
+func (h *harness) stop() {
+	h.stopOnce.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		h.sched.Stop(ctx)
+	})
 }
 
 func (h *harness) clock() time.Time { return *h.now.Load() }

@@ -28,6 +28,8 @@ import (
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 
 	"github.com/exchangerebel/payability/internal/monitor"
+	"github.com/exchangerebel/payability/internal/store"
+	"github.com/exchangerebel/payability/internal/target"
 )
 
 // Job limits.
@@ -140,6 +142,15 @@ type Options struct {
 	// ID names this instance among others (River's client id); empty is
 	// a generated one.
 	ID string
+	// Receivers get a signed outcome_changed event for every change of
+	// outcome (Open sets the monitor's Changed to enqueue them); Post
+	// delivers them (default a guarded target client).
+	Receivers []Receiver
+	Post      Poster
+	// DeliveryResult, when set, is told of each delivery attempt's result.
+	DeliveryResult func(webhook int, result string)
+	// Now is the signatures' clock (default time.Now).
+	Now func() time.Time
 }
 
 // Scheduler is one instance's River client.
@@ -156,6 +167,17 @@ func Open(ctx context.Context, o Options) (*Scheduler, error) {
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &checkWorker{m: o.Monitor})
 	river.AddWorker(workers, &pruneWorker{m: o.Monitor})
+	ww := &webhookWorker{receivers: map[int]Receiver{}, post: o.Post, now: o.Now, result: o.DeliveryResult}
+	for _, r := range o.Receivers {
+		ww.receivers[r.Index] = r
+	}
+	if ww.post == nil {
+		ww.post = target.New(target.Options{Timeout: 10 * time.Second})
+	}
+	if ww.now == nil {
+		ww.now = time.Now
+	}
+	river.AddWorker(workers, ww)
 	cfg := &river.Config{
 		ID:                   o.ID,
 		Workers:              workers,
@@ -196,7 +218,7 @@ func Open(ctx context.Context, o Options) (*Scheduler, error) {
 			db.Close()
 			return nil, fmt.Errorf("schedule: %w", err)
 		}
-		return wrap(c, func() { db.Close() }), nil
+		return wrap(c, func() { db.Close() }).tell(o), nil
 	case o.DB.PostgresDSN != "":
 		pool, err := openPool(ctx, o.DB.PostgresDSN)
 		if err != nil {
@@ -215,7 +237,7 @@ func Open(ctx context.Context, o Options) (*Scheduler, error) {
 			pool.Close()
 			return nil, fmt.Errorf("schedule: %w", err)
 		}
-		return wrap(c, pool.Close), nil
+		return wrap(c, pool.Close).tell(o), nil
 	}
 	return nil, errors.New("schedule: no database")
 }
@@ -233,6 +255,25 @@ func wrap[TTx any](c *river.Client[TTx], closeDB func()) *Scheduler {
 		stop:  c.Stop,
 		close: closeDB,
 	}
+}
+
+// tell makes the monitor enqueue one delivery per receiver of each change
+// of outcome; a change told twice is enqueued once (unique jobs).
+func (s *Scheduler) tell(o Options) *Scheduler {
+	if len(o.Receivers) == 0 {
+		return s
+	}
+	o.Monitor.Changed = func(ctx context.Context, prev, cur store.Observation) error {
+		ev := eventOf(prev, cur)
+		body := string(ev.Body())
+		for _, r := range o.Receivers {
+			if _, err := s.insert(ctx, WebhookArgs{Webhook: r.Index, EventID: ev.ID, Body: body}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return s
 }
 
 func periodicJobs(m *monitor.Monitor) []*river.PeriodicJob {
