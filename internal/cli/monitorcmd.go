@@ -12,6 +12,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
 	"github.com/exchangerebel/payability/internal/buildinfo"
 	"github.com/exchangerebel/payability/internal/monitor"
 	"github.com/exchangerebel/payability/internal/monitorhttp"
@@ -75,7 +78,7 @@ func runMonitor(ctx context.Context, e Env, args []string) int {
 	}
 	defer st.Close()
 	logger := slog.New(slog.NewTextHandler(e.Stderr, nil))
-	run, err := startMonitor(ctx, e, cfg, st, f.storeDSN, f.dataDir, f.allowPrivate, f.publicURL, logger)
+	run, err := startMonitor(ctx, e, cfg, st, f.storeDSN, f.dataDir, f.allowPrivate, f.publicURL, "/metrics", logger)
 	if err != nil {
 		fmt.Fprintf(e.Stderr, "payability monitor: %v\n", err)
 		if errors.As(err, new(badFlag)) {
@@ -115,7 +118,7 @@ type monitorRun struct {
 
 // startMonitor wires the monitor on an open store (which must keep the
 // history) and starts its scheduler in the same database.
-func startMonitor(ctx context.Context, e Env, cfg *monitor.Config, st store.Store, dsn, dataDir string, allowPrivate bool, publicURL string, logger *slog.Logger) (*monitorRun, error) {
+func startMonitor(ctx context.Context, e Env, cfg *monitor.Config, st store.Store, dsn, dataDir string, allowPrivate bool, publicURL, metricsPath string, logger *slog.Logger) (*monitorRun, error) {
 	hist, ok := st.(store.History)
 	if !ok {
 		return nil, errors.New("the store keeps no history")
@@ -129,6 +132,12 @@ func startMonitor(ctx context.Context, e Env, cfg *monitor.Config, st store.Stor
 			}
 		}
 	}
+	reg := prometheus.NewRegistry()
+	if metricsPath == "/metrics" { // standalone: the process's own metrics too
+		reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	}
+	metrics := monitorhttp.NewMetrics(reg, m)
+	m.Recorded = metrics.Recorded
 	var receivers []schedule.Receiver
 	for i, w := range cfg.Webhooks {
 		secret := e.Getenv(w.SecretEnv)
@@ -138,7 +147,7 @@ func startMonitor(ctx context.Context, e Env, cfg *monitor.Config, st store.Stor
 		receivers = append(receivers, schedule.Receiver{Index: i, URL: w.URL, Secret: []byte(secret)})
 	}
 	sched, err := schedule.Open(ctx, schedule.Options{DB: scheduleDB(dsn, dataDir), Monitor: m, Logger: logger,
-		Receivers: receivers, Post: e.poster(allowPrivate), Now: e.now()})
+		Receivers: receivers, Post: e.poster(allowPrivate), Now: e.now(), DeliveryResult: metrics.Delivery})
 	if err != nil {
 		return nil, err
 	}
@@ -146,7 +155,7 @@ func startMonitor(ctx context.Context, e Env, cfg *monitor.Config, st store.Stor
 		sched.Close()
 		return nil, err
 	}
-	h := monitorhttp.New(monitorhttp.Config{Monitor: m, PublicURL: publicURL})
+	h := monitorhttp.New(monitorhttp.Config{Monitor: m, PublicURL: publicURL, Registry: reg, MetricsPath: metricsPath})
 	return &monitorRun{handler: h, stop: func() {
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), schedule.JobTimeout)
 		defer cancel()
@@ -168,6 +177,10 @@ func scheduleDB(dsn, dataDir string) schedule.Database {
 	return schedule.Database{PostgresDSN: dsn}
 }
 
+// monitorMetricsPath is where serve --monitor serves the monitor's metrics
+// (serve's own are at /metrics).
+const monitorMetricsPath = "/metrics/monitor"
+
 // serveWithMonitor starts the monitor of `serve --monitor FILE` on serve's
 // store (a handle of its own on the same database) and returns one handler
 // for both: the monitor's routes, then serve's. A nil handler means serve
@@ -184,7 +197,7 @@ func serveWithMonitor(ctx context.Context, e Env, f serveFlags, srv http.Handler
 		return nil, nil, ExitInternal
 	}
 	logger := slog.New(slog.NewTextHandler(e.Stderr, nil))
-	run, err := startMonitor(ctx, e, cfg, st, f.storeDSN, f.dataDir, f.allowPrivate, f.publicURL, logger)
+	run, err := startMonitor(ctx, e, cfg, st, f.storeDSN, f.dataDir, f.allowPrivate, f.publicURL, monitorMetricsPath, logger)
 	if err != nil {
 		st.Close()
 		fmt.Fprintf(e.Stderr, "payability serve: --monitor: %v\n", err)
@@ -194,7 +207,7 @@ func serveWithMonitor(ctx context.Context, e Env, f serveFlags, srv http.Handler
 		return nil, nil, ExitInternal
 	}
 	mux := http.NewServeMux()
-	for _, p := range monitorhttp.Routes {
+	for _, p := range append(monitorhttp.Routes, monitorMetricsPath) {
 		mux.Handle(p, run.handler)
 	}
 	mux.Handle("/", srv)

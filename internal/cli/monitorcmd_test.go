@@ -123,6 +123,15 @@ func TestMonitorCommandShowsTheOutcomeWithinTwoIntervals(t *testing.T) {
 	if c := v.Latest["check"]; c.Outcome != "passing" || c.State != "POPULATED" || v.Status != "unknown" {
 		t.Errorf("got %+v", v)
 	}
+	res, err := http.Get(base + "/probe?target=seller&module=check")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if !strings.Contains(string(p), "probe_success 1") {
+		t.Errorf("/probe: %s", p)
+	}
 	if code := wait(); code != ExitOK {
 		t.Errorf("exit %d: %s", code, stderr.String())
 	}
@@ -189,6 +198,15 @@ func TestServeWithMonitorRunsBothInOneProcess(t *testing.T) {
 			t.Fatalf("the monitor recorded nothing: %s", stderr.String())
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+	res, err = http.Get(base + "/metrics/monitor")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if !strings.Contains(string(m), `payability_monitor_outcome{endpoint="seller",op="check",outcome="passing"} 1`) {
+		t.Errorf("monitor metrics under serve: %s", m)
 	}
 	if code := wait(); code != ExitOK {
 		t.Errorf("exit %d: %s", code, stderr.String())

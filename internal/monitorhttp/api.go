@@ -4,9 +4,13 @@
 package monitorhttp
 
 import (
+	"cmp"
 	"encoding/json"
 	"net/http"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/exchangerebel/payability/internal/criteria"
 	"github.com/exchangerebel/payability/internal/monitor"
@@ -20,6 +24,9 @@ const MaxHistory = 5000
 // Config wires a Handler.
 type Config struct {
 	Monitor *monitor.Monitor
+	// Registry, when set, is served at MetricsPath (default /metrics).
+	Registry    prometheus.Gatherer
+	MetricsPath string
 	// PublicURL is the monitor's base URL as the public reaches it (for
 	// links in the page and badges); empty means relative links.
 	PublicURL string
@@ -27,7 +34,7 @@ type Config struct {
 
 // Routes are the path patterns the monitor serves, for a process that
 // serves it beside other routes (serve --monitor).
-var Routes = []string{"/api/v1/endpoints", "/api/v1/endpoints/", "/status", "/status/", "/badge/"}
+var Routes = []string{"/api/v1/endpoints", "/api/v1/endpoints/", "/status", "/status/", "/badge/", "/probe"}
 
 // Handler serves every monitor route.
 type Handler struct {
@@ -44,6 +51,10 @@ func New(cfg Config) *Handler {
 	h.mux.HandleFunc("GET /status", h.statusIndex)
 	h.mux.HandleFunc("GET /status/{id}", h.statusDetail)
 	h.mux.HandleFunc("GET /badge/{file}", h.badge)
+	h.mux.HandleFunc("GET /probe", h.probe)
+	if cfg.Registry != nil {
+		h.mux.Handle("GET "+cmp.Or(cfg.MetricsPath, "/metrics"), promhttp.HandlerFor(cfg.Registry, promhttp.HandlerOpts{}))
+	}
 	return h
 }
 

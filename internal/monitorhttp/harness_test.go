@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/goleak"
 
 	"github.com/exchangerebel/payability/internal/monitor"
@@ -123,7 +124,10 @@ func newHarnessWith(t *testing.T, cfg *monitor.Config, opt func(*schedule.Option
 	h.logs = &syncBuffer{}
 	h.m = &monitor.Monitor{Config: cfg, History: st, Observers: monitor.OpsObservers(runner), Now: h.clock,
 		Log: slog.New(slog.NewTextHandler(h.logs, nil))}
-	so := schedule.Options{DB: schedule.Database{SQLitePath: path}, Monitor: h.m, NoPeriodic: true, PollInterval: 20 * time.Millisecond,
+	reg := prometheus.NewRegistry()
+	metrics := monitorhttp.NewMetrics(reg, h.m)
+	h.m.Recorded = metrics.Recorded
+	so := schedule.Options{DeliveryResult: metrics.Delivery, DB: schedule.Database{SQLitePath: path}, Monitor: h.m, NoPeriodic: true, PollInterval: 20 * time.Millisecond,
 		Post: target.New(target.Options{AllowPrivate: true, Timeout: 10 * time.Second})}
 	opt(&so)
 	h.sched, err = schedule.Open(context.Background(), so)
@@ -133,7 +137,7 @@ func newHarnessWith(t *testing.T, cfg *monitor.Config, opt func(*schedule.Option
 	if err := h.sched.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	h.api = httptest.NewServer(monitorhttp.New(monitorhttp.Config{Monitor: h.m}))
+	h.api = httptest.NewServer(monitorhttp.New(monitorhttp.Config{Monitor: h.m, Registry: reg}))
 	t.Cleanup(func() {
 		h.api.Close()
 		h.stop()
