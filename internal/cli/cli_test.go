@@ -73,6 +73,7 @@ func golden(t *testing.T, name, got string) {
 	for _, svc := range []string{criteria.ServicePayability, criteria.ServiceRailProbe} {
 		got = strings.ReplaceAll(got, corpus.RefOf(svc).SHA256, "<corpus-pin>")
 	}
+	got = strings.ReplaceAll(got, corpus.LintRef().SHA256, "<corpus-pin>")
 	path := filepath.Join("testdata", name)
 	if *update {
 		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {

@@ -6,10 +6,11 @@ import (
 
 	"github.com/exchangerebel/payability/internal/corpus"
 	"github.com/exchangerebel/payability/internal/criteria"
+	"github.com/exchangerebel/payability/internal/preflight"
 )
 
 func init() {
-	register(command{"criteria", "print a published criteria document (payability | rail-probe)", runCriteria})
+	register(command{"criteria", "print a published criteria document (payability | rail-probe | x402-lint | x402-preflight)", runCriteria})
 	register(command{"corpus", "corpus verify: recompute the pins and run every corpus case", runCorpus})
 }
 
@@ -24,24 +25,32 @@ func serviceArg(s string) (string, bool) {
 }
 
 func runCriteria(_ context.Context, e Env, args []string) int {
-	fs := newFlagSet(e, "criteria", "criteria [payability|rail-probe]",
-		"Prints the published criteria document (payability by default) as JSON, with corpus.sha256 set to the pin of the embedded corpus.")
+	fs := newFlagSet(e, "criteria", "criteria [payability|rail-probe|x402-lint|x402-preflight]",
+		"Prints the published criteria document (payability by default) or the x402-lint/v1 rules or the x402-preflight/v1 document as JSON, with corpus.sha256 set to the pin of the embedded corpus.")
 	pos, err := parseFlags(e, fs, args)
 	if err != nil {
 		return usageExit(err)
 	}
 	if len(pos) > 1 {
-		return usageError(e, fs, "give at most one document: payability or rail-probe")
+		return usageError(e, fs, "give at most one document: payability, rail-probe, x402-lint or x402-preflight")
 	}
 	name := ""
 	if len(pos) == 1 {
 		name = pos[0]
 	}
-	svc, ok := serviceArg(name)
-	if !ok {
-		return usageError(e, fs, "the document is payability or rail-probe")
+	var doc []byte
+	switch name {
+	case "x402-lint", "lint":
+		doc, err = corpus.LintRules()
+	case "x402-preflight", "preflight", preflight.DocumentID:
+		doc, err = corpus.PreflightDocument()
+	default:
+		svc, ok := serviceArg(name)
+		if !ok {
+			return usageError(e, fs, "the document is payability, rail-probe, x402-lint or x402-preflight")
+		}
+		doc, err = corpus.Criteria(svc)
 	}
-	doc, err := corpus.Criteria(svc)
 	if err != nil {
 		fmt.Fprintf(e.Stderr, "payability: %v\n", err)
 		return ExitInternal
@@ -53,7 +62,7 @@ func runCriteria(_ context.Context, e Env, args []string) int {
 
 func runCorpus(_ context.Context, e Env, args []string) int {
 	fs := newFlagSet(e, "corpus", "corpus verify [-v]",
-		"Recomputes both corpus pins, runs every case through the graders and prints N passed, M failed.\nexit status: 0 every case passed and both pins match; 1 otherwise; 2 bad usage.")
+		"Recomputes the four corpus pins (payability, rail-probe, x402-lint, x402-preflight), runs every case through the graders and prints N passed, M failed.\nexit status: 0 every case passed and every pin matches; 1 otherwise; 2 bad usage.")
 	verbose := fs.Bool("v", false, "list every case, not only the failures")
 	pos, err := parseFlags(e, fs, args)
 	if err != nil {
@@ -66,9 +75,19 @@ func runCorpus(_ context.Context, e Env, args []string) int {
 	for _, svc := range []string{criteria.ServicePayability, criteria.ServiceRailProbe} {
 		ids = max(ids, len(corpus.RefOf(svc).ID))
 	}
+	ids = max(ids, len(corpus.LintRef().ID), len(preflight.CorpusID))
 	passed, failed, pinsOK := 0, 0, true
-	for _, svc := range []string{criteria.ServicePayability, criteria.ServiceRailProbe} {
-		s, err := corpus.Run(svc)
+	for _, svc := range []string{criteria.ServicePayability, criteria.ServiceRailProbe, "x402-lint", preflight.DocumentID} {
+		var s corpus.Summary
+		var err error
+		switch svc {
+		case "x402-lint":
+			s, err = corpus.RunLint()
+		case preflight.DocumentID:
+			s, err = corpus.RunPreflight()
+		default:
+			s, err = corpus.Run(svc)
+		}
 		if err != nil {
 			fmt.Fprintf(e.Stderr, "payability: %v\n", err)
 			return ExitInternal

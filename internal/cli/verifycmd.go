@@ -14,18 +14,20 @@ import (
 )
 
 func init() {
-	register(command{"verify", "verify a signed report or pre-check answer offline: verify REPORT.json --jwks URL|FILE", runVerify})
+	register(command{"verify", "verify a signed report, pre-check answer or preflight record offline: verify REPORT.json --jwks URL|FILE | --key FILE", runVerify})
 }
 
 // maxVerifyInput bounds what verify reads (a report is a few kilobytes).
 const maxVerifyInput = 4 << 20
 
 func runVerify(ctx context.Context, e Env, args []string) int {
-	fs := newFlagSet(e, "verify", "verify REPORT.json|- --jwks URL|FILE",
-		`Checks the Ed25519 signature of a signed report or pre-check answer (- reads it from stdin)
-against a key set and says which key signed it.
+	fs := newFlagSet(e, "verify", "verify REPORT.json|- [--jwks URL|FILE] [--key FILE]",
+		`Checks the Ed25519 signature of a signed report, pre-check answer or preflight record (- reads it
+from stdin) against a key set, or against the key file a preflight was signed with (--key), and
+says which key signed it.
 exit status: 0 VERIFIED; 3 NOT VERIFIED; 1 the report or the key set could not be read; 2 bad usage.`)
-	jwks := fs.String("jwks", "", "the signer's key set, `URL|FILE` (required): the URL of a service's /.well-known/jwks.json, or a JWKS file")
+	jwks := fs.String("jwks", "", "the signer's key set, `URL|FILE`: the URL of a service's /.well-known/jwks.json, or a JWKS file")
+	keyFile := fs.String("key", "", "the signer's Ed25519 key `FILE` (PEM PKCS#8, as preflight --sign-key takes)")
 	pos, err := parseFlags(e, fs, args)
 	if err != nil {
 		return usageExit(err)
@@ -33,20 +35,15 @@ exit status: 0 VERIFIED; 3 NOT VERIFIED; 1 the report or the key set could not b
 	switch {
 	case len(pos) != 1:
 		return usageError(e, fs, "give exactly one report (a file, or - for stdin)")
-	case *jwks == "":
-		return usageError(e, fs, "--jwks is required")
+	case (*jwks == "") == (*keyFile == ""):
+		return usageError(e, fs, "give exactly one of --jwks and --key")
 	}
 	doc, err := readInput(e, pos[0])
 	if err != nil {
 		fmt.Fprintf(e.Stderr, "payability verify: %v\n", err)
 		return ExitInternal
 	}
-	keysRaw, err := readKeys(ctx, *jwks)
-	if err != nil {
-		fmt.Fprintf(e.Stderr, "payability verify: key set: %v\n", err)
-		return ExitInternal
-	}
-	keys, err := report.ParseJWKS(keysRaw)
+	keys, err := verifyKeys(ctx, *jwks, *keyFile)
 	if err != nil {
 		fmt.Fprintf(e.Stderr, "payability verify: key set: %v\n", err)
 		return ExitInternal
@@ -108,4 +105,20 @@ func readKeys(ctx context.Context, src string) ([]byte, error) {
 		return nil, fmt.Errorf("the key set URL answered %d", res.StatusCode)
 	}
 	return io.ReadAll(io.LimitReader(res.Body, 1<<20))
+}
+
+// verifyKeys is the key set of --jwks, or the one key of --key.
+func verifyKeys(ctx context.Context, jwks, keyFile string) (report.KeySet, error) {
+	if keyFile != "" {
+		k, err := report.LoadKeyFile(keyFile)
+		if err != nil {
+			return report.KeySet{}, errors.New("the key file cannot be used")
+		}
+		return report.NewKeySet(k), nil
+	}
+	raw, err := readKeys(ctx, jwks)
+	if err != nil {
+		return report.KeySet{}, err
+	}
+	return report.ParseJWKS(raw)
 }

@@ -83,3 +83,65 @@ func TestHeaderNamesKeepFileOrder(t *testing.T) {
 		t.Errorf("headers of a capture built in code: %v", got.Header)
 	}
 }
+
+// TestLintCorpus: the x402-lint corpus, pin first, then every case.
+func TestLintCorpus(t *testing.T) {
+	s, err := RunLint()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.PinOK {
+		t.Fatalf("pin drift: file says %q, recomputed %q (id %q)", s.PinFile, s.PinComp, s.ID)
+	}
+	if len(s.Outcomes) < 100 {
+		t.Fatalf("lint corpus has %d cases", len(s.Outcomes))
+	}
+	for _, o := range s.Outcomes {
+		t.Run(o.ID, func(t *testing.T) {
+			if !o.Passed {
+				t.Errorf("%s\n got: %s\nwant: %s", o.Problem, o.Got, o.Want)
+			}
+		})
+	}
+}
+
+func TestServedLintRulesCarryThePin(t *testing.T) {
+	b, err := LintRules()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		ID     string `json:"id"`
+		Corpus struct {
+			ID     string `json:"id"`
+			SHA256 string `json:"sha256"`
+		} `json:"corpus"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.ID != "x402-lint/v1" || doc.Corpus.ID != LintRef().ID || doc.Corpus.SHA256 != LintRef().SHA256 || len(doc.Corpus.SHA256) != 64 {
+		t.Errorf("served rules %+v, ref %+v", doc, LintRef())
+	}
+}
+
+// TestLintCorpusHasRealSellers: captured cases of both reference sellers are
+// in the corpus, and every one that answered 402 at its own URL has no error.
+func TestLintCorpusHasRealSellers(t *testing.T) {
+	f, err := LoadLint()
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]int{}
+	for _, c := range f.Cases {
+		if c.Provenance == "synthetic" {
+			continue
+		}
+		seen[c.Provenance]++
+	}
+	for _, p := range []string{"captured:@x402/express@2.27.0", "captured:x402-express@1.2.0"} {
+		if seen[p] == 0 {
+			t.Errorf("no case captured from %s (have %v)", p, seen)
+		}
+	}
+}

@@ -89,5 +89,46 @@ type Input struct {
 }
 
 // ChainFacts are chain-readiness observations (opt-in RPC look-ups), made
-// outside this package and graded here.
-type ChainFacts struct{}
+// outside this package (internal/chain, called by ops) and graded here. It
+// holds fetched chain values (token names) in memory only: findings carry
+// rule ids and field paths, never them.
+type ChainFacts struct {
+	Observations []ChainObservation
+}
+
+// ChainObservation is what the RPC node said about one accepts entry, named
+// by its leg and index (ChainQueries lists them).
+type ChainObservation struct {
+	Leg    Leg
+	Entry  int
+	Family Family
+	// Unavailable: the node did not answer (transport, RPC error, malformed
+	// answer); nothing else is read. Graded as info chain_unavailable.
+	Unavailable bool
+	// OtherNetwork: the node serves another chain than the entry's network.
+	OtherNetwork bool
+
+	// Solana: whether the asset is a mint of the Token or Token-2022
+	// program; whether the associated token account of (payTo, asset) under
+	// that program exists; and whether it is a token account of the asset
+	// owned by payTo.
+	AssetIsMint       bool
+	ATAExists         bool
+	ATAIsTokenAccount bool
+
+	// EVM: the asset contract's name() and version(), when it answered each
+	// with an ABI string.
+	Name, Version         string
+	NameRead, VersionRead bool
+}
+
+// ChainQuery is one look-up ops may make for chain readiness: the entry's
+// network (CAIP-2), payTo and asset, when all are valid for the family.
+type ChainQuery struct {
+	Leg     Leg
+	Entry   int
+	Family  Family
+	Network string
+	PayTo   string
+	Asset   string
+}

@@ -10,6 +10,7 @@ import (
 	"github.com/exchangerebel/payability/internal/capture"
 	"github.com/exchangerebel/payability/internal/corpus"
 	"github.com/exchangerebel/payability/internal/criteria"
+	"github.com/exchangerebel/payability/internal/lint"
 	"github.com/exchangerebel/payability/internal/target"
 	"github.com/exchangerebel/payability/internal/verdict"
 )
@@ -39,6 +40,11 @@ type Fetcher interface {
 type Runner struct {
 	Fetcher Fetcher
 	Now     func() time.Time
+	// Chain makes lint's opt-in chain-readiness look-ups; nil: none.
+	Chain ChainReader
+	// lint grades the preflight's unpaid challenge; nil means lint.Lint.
+	// Tests set it to keep the preflight op's own tests off lint's rules.
+	lint func(lint.Input) lint.Result
 }
 
 // Envelope holds the common fields of every report.
@@ -169,13 +175,15 @@ func (r Runner) Run(ctx context.Context, op, url string) (Report, error) {
 		return r.Memo(ctx, url)
 	case OpProbe:
 		return r.Probe(ctx, url)
+	case OpLint:
+		return r.Lint(ctx, url, "GET", nil)
 	}
 	return nil, ErrUnknownOp
 }
 
-// ErrUnknownOp is returned by Run for an op that is not check, memo or probe.
+// ErrUnknownOp is returned by Run for an op that is not check, memo, probe or lint.
 var ErrUnknownOp = errUnknownOp{}
 
 type errUnknownOp struct{}
 
-func (errUnknownOp) Error() string { return "ops: unknown op (want check, memo or probe)" }
+func (errUnknownOp) Error() string { return "ops: unknown op (want check, memo, probe or lint)" }

@@ -468,3 +468,29 @@ func (w *countingWriter) Write(p []byte) (int, error) {
 	w.lines.Add(int64(bytes.Count(p, []byte("\n"))))
 	return len(p), nil
 }
+
+// TestLintOp: scan --op lint runs one GET per URL and counts the outcomes
+// CONFORMS and DOES-NOT-CONFORM.
+func TestLintOp(t *testing.T) {
+	f := &fakeFetcher{}
+	var out bytes.Buffer
+	sc := New(Options{Op: ops.OpLint, Runner: ops.Runner{Fetcher: f}, Out: &out})
+	sum, err := sc.Run(context.Background(), NewInput(strings.NewReader("https://a.example/x\nhttps://b.example/y\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs := decodeLines(t, out.Bytes())
+	if len(recs) != 2 || f.calls.Load() != 2 {
+		t.Fatalf("%d records, %d GETs", len(recs), f.calls.Load())
+	}
+	var rep ops.LintReport
+	if err := json.Unmarshal(recs[0].Report, &rep); err != nil || rep.Op != "lint" || rep.Rules.ID != "x402-lint/v1" || rep.Status != 402 {
+		t.Errorf("report = %+v, %v", rep, err)
+	}
+	if sum.Op != ops.OpLint || sum.Outcomes[ops.LintConforms]+sum.Outcomes[ops.LintDoesNotConform] != 2 {
+		t.Errorf("summary %+v", sum)
+	}
+	if _, ok := sum.Outcomes[ops.LintConforms]; !ok {
+		t.Errorf("outcomes lack CONFORMS: %v", sum.Outcomes)
+	}
+}

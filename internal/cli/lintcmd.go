@@ -1,0 +1,197 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+
+	"github.com/exchangerebel/payability/internal/buildinfo"
+	"github.com/exchangerebel/payability/internal/chain"
+	"github.com/exchangerebel/payability/internal/lint"
+	"github.com/exchangerebel/payability/internal/ops"
+)
+
+func init() {
+	register(command{"lint", "x402 protocol conformance of any seller's 402 (x402-lint/v1)", runLint})
+}
+
+// maxLintBody bounds --body (inline or @FILE): it is a request body to
+// send, not something to store.
+const maxLintBody = 65536
+
+const lintExitNote = `exit status:
+  0  nothing at or above --fail-on was found
+  1  internal error
+  2  bad usage, or the URL was refused by the target-URL policy (the message names the rule)
+  3  a finding at or above --fail-on (default error)`
+
+func runLint(ctx context.Context, e Env, args []string) int {
+	fs := newFlagSet(e, "lint",
+		"lint [--json] [--allow-private] [--method GET|POST] [--body JSON|@FILE] [--fail-on error|warn|never] [--solana-rpc URL] [--evm-rpc URL] URL",
+		"Grades one response of URL against the published rules x402-lint/v1 (payability criteria x402-lint): the v2 PAYMENT-REQUIRED header, the v1 JSON body, every accepts entry, HTTP hygiene and extensions; with an RPC URL, the chain accounts the entries name.",
+		lintExitNote)
+	asJSON := fs.Bool("json", false, "print the report as JSON (docs/report-format.md)")
+	allowPrivate := fs.Bool("allow-private", false, "allow loopback and private addresses for the target and the RPC nodes (a seller's staging)")
+	method := fs.String("method", "GET", "the request `METHOD`: GET or POST")
+	body := fs.String("body", "", "the POST body: `JSON` text, or @FILE to read it from a file (default {})")
+	failOn := fs.String("fail-on", "error", "exit 3 when a finding is at or above `LEVEL`: error, warn or never")
+	solanaRPC := fs.String("solana-rpc", "", "check Solana chain readiness through the JSON-RPC node at `URL` (opt-in)")
+	evmRPC := fs.String("evm-rpc", "", "check the EVM EIP-712 domain through the JSON-RPC node at `URL` (opt-in)")
+	pos, err := parseFlags(e, fs, args)
+	if err != nil {
+		return usageExit(err)
+	}
+	if len(pos) != 1 {
+		return usageError(e, fs, "give exactly one URL")
+	}
+	m := strings.ToUpper(*method)
+	if m != http.MethodGet && m != http.MethodPost {
+		return usageError(e, fs, "--method must be GET or POST")
+	}
+	if !oneOf(*failOn, []string{"error", "warn", "never"}) {
+		return usageError(e, fs, "--fail-on must be error, warn or never")
+	}
+	var reqBody []byte
+	if *body != "" {
+		if m != http.MethodPost {
+			return usageError(e, fs, "--body needs --method POST")
+		}
+		b, err := lintBody(*body)
+		if err != nil {
+			return usageError(e, fs, "%v", err)
+		}
+		reqBody = b
+	}
+	runner := ops.Runner{Fetcher: e.fetcher(*allowPrivate), Now: e.now()}
+	if *solanaRPC != "" || *evmRPC != "" {
+		c, err := chain.New(chain.Options{SolanaRPC: *solanaRPC, EVMRPC: *evmRPC, AllowPrivate: *allowPrivate, UserAgent: buildinfo.UserAgent})
+		if err != nil {
+			return usageError(e, fs, "%v", err)
+		}
+		runner.Chain = c
+	}
+	rep, err := runner.Lint(ctx, pos[0], m, reqBody)
+	if err != nil {
+		return refusal(e, err)
+	}
+	if *asJSON {
+		enc := json.NewEncoder(e.Stdout)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		err = enc.Encode(rep)
+	} else {
+		err = renderLint(e.Stdout, rep)
+	}
+	if err != nil {
+		fmt.Fprintf(e.Stderr, "payability: writing the report failed: %v\n", err)
+		return ExitInternal
+	}
+	if !*allowPrivate && nonPublicLiteral(pos[0]) && rep.Status == 0 {
+		fmt.Fprintln(e.Stderr, "payability: note: the address guard refuses loopback and private addresses; use --allow-private to lint a staging endpoint")
+	}
+	errs, warns := rep.Counts()
+	switch {
+	case *failOn == "error" && errs > 0, *failOn == "warn" && errs+warns > 0:
+		return ExitUnexpected
+	}
+	return ExitOK
+}
+
+// lintBody reads --body: inline JSON, or @FILE (at most maxLintBody bytes);
+// either must be one JSON value.
+func lintBody(arg string) ([]byte, error) {
+	b := []byte(arg)
+	if name, ok := strings.CutPrefix(arg, "@"); ok {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, errors.New("--body @FILE: the file cannot be read")
+		}
+		defer f.Close()
+		b, err = io.ReadAll(io.LimitReader(f, maxLintBody+1))
+		if err != nil {
+			return nil, errors.New("--body @FILE: the file cannot be read")
+		}
+	}
+	if len(b) > maxLintBody {
+		return nil, fmt.Errorf("--body is over %d bytes", maxLintBody)
+	}
+	if !json.Valid(b) {
+		return nil, errors.New("--body is not JSON")
+	}
+	return b, nil
+}
+
+// renderLint prints a lint report as text: the request, then the findings
+// grouped by the response, each leg, and each entry, then the bottom line.
+func renderLint(w io.Writer, r ops.LintReport) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "x402 lint of %s (%s)\n", r.URL, r.Method)
+	if r.Status != 0 {
+		fmt.Fprintf(&b, "status %d", r.Status)
+	} else {
+		b.WriteString("no response")
+	}
+	fmt.Fprintf(&b, "; v2 header: %s; v1 body: %s\n", yesNo(r.Dialect.V2Header), yesNo(r.Dialect.V1Body))
+	fmt.Fprintf(&b, "rules %s revision %s, corpus sha256 %s\n", r.Rules.ID, r.Rules.Revision, r.Rules.CorpusSHA256)
+	line := func(f lint.Finding) {
+		fmt.Fprintf(&b, "  %-5s  %s: %s\n", f.Severity, f.Field, f.Message)
+	}
+	group := func(title string, keep func(lint.Finding) bool) {
+		var fs []lint.Finding
+		for _, f := range r.Findings {
+			if keep(f) {
+				fs = append(fs, f)
+			}
+		}
+		if len(fs) == 0 {
+			return
+		}
+		fmt.Fprintf(&b, "\n%s\n", title)
+		for _, f := range fs {
+			line(f)
+		}
+	}
+	group("response", func(f lint.Finding) bool { return f.Leg == lint.LegHTTP })
+	for _, leg := range []lint.Leg{lint.LegHeader, lint.LegBody} {
+		name := "header (PAYMENT-REQUIRED)"
+		if leg == lint.LegBody {
+			name = "body"
+		}
+		group(name, func(f lint.Finding) bool { return f.Leg == leg && f.Entry == nil })
+		for _, s := range r.Entries {
+			if s.Leg != leg {
+				continue
+			}
+			scheme, network := s.Scheme, s.Network
+			if scheme == "" {
+				scheme = "?"
+			}
+			if network == "" {
+				network = "?"
+			}
+			fmt.Fprintf(&b, "\n%s entry %d: x402Version %d, %s on %s — %d errors, %d warnings\n",
+				name, s.Index, s.X402Version, scheme, network, s.Errors, s.Warnings)
+			for _, f := range r.Findings {
+				if f.Leg == leg && f.Entry != nil && *f.Entry == s.Index {
+					line(f)
+				}
+			}
+		}
+	}
+	errs, warns := r.Counts()
+	fmt.Fprintf(&b, "\nX402 LINT — conforms: %s — %d errors, %d warnings — %s\n", yesNo(r.Conforms), errs, warns, r.CheckedAt)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func yesNo(v bool) string {
+	if v {
+		return "yes"
+	}
+	return "no"
+}

@@ -1,0 +1,121 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/exchangerebel/payability/internal/mcp"
+	"github.com/exchangerebel/payability/internal/ops"
+	"github.com/exchangerebel/payability/internal/reliability"
+	"github.com/exchangerebel/payability/internal/report"
+)
+
+func init() {
+	register(command{"mcp", "serve the MCP tools agents use (x402_preflight and seven more) over stdio or streamable HTTP", runMCP})
+}
+
+func runMCP(ctx context.Context, e Env, args []string) int {
+	fs := newFlagSet(e, "mcp", "mcp [--http ADDR [--http-public]] [--allow-private] [--sign-key FILE] [--cortx-api URL]",
+		`Serves the Model Context Protocol on stdin/stdout (the default) or, with --http, streamable HTTP
+on ADDR (docs/mcp.md). The address guard, the signing key and the CORTX API are this command's
+flags, never a tool's arguments.
+exit status: 0 the client closed the session (stdio) or the server was stopped; 1 internal error;
+2 bad usage.`)
+	httpAddr := fs.String("http", "", "serve streamable HTTP on `ADDR` (host:port) instead of stdio; loopback only unless --http-public")
+	httpPublic := fs.Bool("http-public", false, "let --http listen on a non-loopback address")
+	allowPrivate := fs.Bool("allow-private", false, "let the tools reach loopback and private target addresses (a seller's staging)")
+	signKey := fs.String("sign-key", "", "sign x402_preflight records with the Ed25519 key in `FILE`; x402_verify_report checks against it by default")
+	api := fs.String("cortx-api", reliability.DefaultAPI, "the CORTX API base `URL` of x402_reliability and x402_preflight's service_id")
+	pos, err := parseFlags(e, fs, args)
+	if err != nil {
+		return usageExit(err)
+	}
+	if len(pos) != 0 {
+		return usageError(e, fs, "takes no arguments besides its flags")
+	}
+	cfg := mcp.Config{
+		Runner:         ops.Runner{Fetcher: e.fetcher(*allowPrivate), Now: e.now()},
+		CORTXAPI:       *api,
+		CORTXAllowHTTP: *allowPrivate,
+		Render: mcp.Renderers{
+			Op:          func(w io.Writer, rep ops.Report) error { return renderText(w, rep, false) },
+			Lint:        renderLint,
+			Preflight:   func(w io.Writer, rep ops.PreflightReport) { RenderPreflight(w, rep, false) },
+			Reliability: reliability.Render,
+		},
+	}
+	if *signKey != "" {
+		k, err := report.LoadKeyFile(*signKey)
+		if err != nil {
+			fmt.Fprintln(e.Stderr, "payability mcp: --sign-key: the key file cannot be used")
+			return exitUsage
+		}
+		ks := report.NewKeySet(k)
+		cfg.Key, cfg.Keys = &k, &ks
+	}
+	server := mcp.NewServer(cfg)
+	if *httpAddr == "" {
+		t := &sdk.IOTransport{Reader: io.NopCloser(e.Stdin), Writer: nopWriteCloser{e.Stdout}}
+		if err := server.Run(ctx, t); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
+			fmt.Fprintln(e.Stderr, "payability mcp: the session ended with an error")
+			return ExitInternal
+		}
+		return ExitOK
+	}
+	if !*httpPublic && !loopbackAddr(*httpAddr) {
+		return usageError(e, fs, "--http listens on loopback only (127.0.0.1, ::1, localhost) unless --http-public")
+	}
+	ln, err := net.Listen("tcp", *httpAddr)
+	if err != nil {
+		fmt.Fprintln(e.Stderr, "payability mcp: --http: the address cannot be listened on")
+		return exitUsage
+	}
+	return serveMCPHTTP(ctx, e, ln, server)
+}
+
+// serveMCPHTTP serves streamable HTTP on ln until ctx ends.
+func serveMCPHTTP(ctx context.Context, e Env, ln net.Listener, server *sdk.Server) int {
+	handler := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return server }, nil)
+	hs := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(e.Stderr, "payability mcp: streamable HTTP on http://%s/\n", ln.Addr())
+	done := make(chan error, 1)
+	go func() { done <- hs.Serve(ln) }()
+	select {
+	case <-ctx.Done():
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = hs.Shutdown(sctx)
+		<-done
+		return ExitOK
+	case err := <-done:
+		if errors.Is(err, http.ErrServerClosed) {
+			return ExitOK
+		}
+		fmt.Fprintln(e.Stderr, "payability mcp: the HTTP server stopped with an error")
+		return ExitInternal
+	}
+}
+
+// loopbackAddr reports whether host:port names a loopback host.
+func loopbackAddr(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }

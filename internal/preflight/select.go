@@ -1,0 +1,193 @@
+package preflight
+
+import (
+	"encoding/json"
+	"math/big"
+	"regexp"
+	"strings"
+
+	"github.com/exchangerebel/payability/internal/lint"
+)
+
+// Options are the agent's constraints on the entry it would pay.
+type Options struct {
+	Network   string `json:"network,omitempty"`    // CAIP-2; "" matches any
+	Scheme    string `json:"scheme,omitempty"`     // "" matches any
+	Asset     string `json:"asset,omitempty"`      // "" matches any
+	MaxAmount string `json:"max_amount,omitempty"` // decimal atomic units; "" means no budget
+}
+
+// ValidCAIP2 reports whether s is a CAIP-2 chain id (lint's grammar).
+func ValidCAIP2(s string) bool { return lint.IsCAIP2(s) }
+
+var digitsPattern = regexp.MustCompile(`^[0-9]+$`)
+
+// ValidAmount reports whether s is a decimal integer of atomic units.
+func ValidAmount(s string) bool { return digitsPattern.MatchString(s) && len(s) <= 78 }
+
+// Entry is one candidate accepts entry as the decision reads it. entry and
+// resource hold fetched values and never leave this package's results.
+type Entry struct {
+	Leg         lint.Leg
+	Index       int
+	X402Version int
+	Scheme      string
+	Network     string // as stated
+	CAIP2       string // mapped; "" when it cannot be mapped
+	entry       map[string]any
+	resource    any // the v2 header's resource member; nil when absent or v1
+	hasResource bool
+}
+
+// Selection is the outcome of the selection rules.
+type Selection struct {
+	Selected *Entry
+	// AnyMatch is true when a clean entry matched network, scheme and asset
+	// (whatever its amount): with no Selected, the entries are over budget.
+	AnyMatch bool
+	// Dialect is 2 when the payment probes speak v2 (PAYMENT-SIGNATURE), 1
+	// when they speak v1 (X-PAYMENT).
+	Dialect int
+}
+
+// candidates are the entries a standard client can read: the v2 header's,
+// then the v1 body's.
+func candidates(ch lint.Challenge) []Entry {
+	var out []Entry
+	add := func(d *lint.Document, leg lint.Leg, version int) {
+		if d == nil || d.Version != version {
+			return
+		}
+		res, hasRes := any(nil), false
+		if leg == lint.LegHeader {
+			res, hasRes = d.Root["resource"]
+		}
+		for i := range d.Accepts {
+			m, ok := d.Entry(i)
+			if !ok {
+				continue
+			}
+			e := Entry{Leg: leg, Index: i, X402Version: version, Scheme: str(m, "scheme"), Network: str(m, "network"),
+				entry: m, resource: res, hasResource: hasRes}
+			e.CAIP2, _ = networkCAIP2(version, e.Network)
+			out = append(out, e)
+		}
+	}
+	if ch.HeaderDecodable {
+		add(ch.Header, lint.LegHeader, 2)
+	}
+	add(ch.Body, lint.LegBody, 1)
+	return out
+}
+
+// clean reports whether lint summarised the entry with no error and found no
+// error on its leg as a whole. An entry lint did not summarise is not clean.
+func clean(res lint.Result, leg lint.Leg, index int) bool {
+	summarised := false
+	for _, s := range res.Entries {
+		if s.Leg == leg && s.Index == index {
+			if s.Errors > 0 {
+				return false
+			}
+			summarised = true
+		}
+	}
+	if !summarised {
+		return false
+	}
+	for _, f := range res.Findings {
+		if f.Severity == lint.Error && f.Leg == leg && f.Entry == nil {
+			return false
+		}
+	}
+	return true
+}
+
+// warned reports whether lint warned about the entry or about its leg as a
+// whole (the reading that never overstates: a leg's warning is the entry's).
+func warned(res lint.Result, leg lint.Leg, index int) bool {
+	for _, s := range res.Entries {
+		if s.Leg == leg && s.Index == index && s.Warnings > 0 {
+			return true
+		}
+	}
+	for _, f := range res.Findings {
+		if f.Severity == lint.Warn && f.Leg == leg && (f.Entry == nil || *f.Entry == index) {
+			return true
+		}
+	}
+	return false
+}
+
+var evmAddress = regexp.MustCompile(`^0x[0-9a-fA-F]{40}$`)
+
+func sameAsset(offered, wanted string) bool {
+	if evmAddress.MatchString(offered) && evmAddress.MatchString(wanted) {
+		return strings.EqualFold(offered, wanted)
+	}
+	return offered == wanted
+}
+
+func (o Options) matches(e Entry) bool {
+	return (o.Network == "" || e.CAIP2 == o.Network) &&
+		(o.Scheme == "" || e.Scheme == o.Scheme) &&
+		(o.Asset == "" || sameAsset(str(e.entry, "asset"), o.Asset))
+}
+
+// withinBudget: the amount is a decimal integer not above MaxAmount. An
+// amount that is not a decimal integer is never within a budget.
+func (o Options) withinBudget(e Entry) bool {
+	if o.MaxAmount == "" {
+		return true
+	}
+	amt, ok := new(big.Int).SetString(e.amount(), 10)
+	limit, ok2 := new(big.Int).SetString(o.MaxAmount, 10)
+	if !ok || !ok2 || !ValidAmount(e.amount()) {
+		return false
+	}
+	return amt.Cmp(limit) <= 0
+}
+
+// amount is the leg's amount string: v2 amount, v1 maxAmountRequired.
+func (e Entry) amount() string {
+	if e.X402Version == 1 {
+		return str(e.entry, "maxAmountRequired")
+	}
+	return str(e.entry, "amount")
+}
+
+// Select applies the selection rules to the unpaid challenge.
+func Select(ch lint.Challenge, res lint.Result, o Options) Selection {
+	var s Selection
+	for _, e := range candidates(ch) {
+		if !clean(res, e.Leg, e.Index) || !o.matches(e) {
+			continue
+		}
+		s.AnyMatch = true
+		if o.withinBudget(e) {
+			e := e
+			s.Selected = &e
+			break
+		}
+	}
+	switch {
+	case s.Selected != nil:
+		s.Dialect = s.Selected.X402Version
+	case ch.HeaderDecodable && ch.Header != nil && ch.Header.Version == 2:
+		s.Dialect = 2
+	default:
+		s.Dialect = 1
+	}
+	return s
+}
+
+func str(m map[string]any, key string) string {
+	s, _ := m[key].(string)
+	return s
+}
+
+// jsonNumber returns m[key] when it is a JSON number.
+func jsonNumber(m map[string]any, key string) (json.Number, bool) {
+	n, ok := m[key].(json.Number)
+	return n, ok
+}

@@ -1,0 +1,39 @@
+package server
+
+import (
+	"context"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/exchangerebel/payability/internal/buildinfo"
+	"github.com/exchangerebel/payability/internal/ops"
+	"github.com/exchangerebel/payability/internal/preflight"
+	"github.com/exchangerebel/payability/internal/target"
+)
+
+// Our own paid routes preflight GO on their paid method (POST with the
+// body a caller sends) when the facilitator rail names its fee payer: lint
+// clean, a fresh memo on each fetch, both payment probes refused with a
+// reason of their own and before any facilitator call, HEAD and GET not open.
+func TestOwnGatePreflightsGO(t *testing.T) {
+	h := newHarness(t, ServeAll)
+	fake := withFacilitator(t, h)
+	runner := ops.Runner{Fetcher: target.New(target.Options{AllowPrivate: true, UserAgent: buildinfo.UserAgent}), Now: time.Now}
+	for _, path := range []string{"/toll/payability/check", "/toll/payability/memo", "/toll/rail-probe/probe"} {
+		rep, err := runner.Preflight(context.Background(), ops.PreflightRequest{URL: h.srv.URL + path, Method: http.MethodPost,
+			Body: []byte(`{"url":"https://seller.example/api"}`)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Decision != preflight.Go {
+			t.Errorf("%s: %s %v (probes %+v, matrix %+v, lint %+v, challenge %+v)", path, rep.Decision, rep.Reasons, rep.Probes, rep.MethodMatrix, rep.Lint, rep.Challenge)
+		}
+		if rep.TermsSHA256 == nil || rep.Challenge.Memo != preflight.FreshChanged {
+			t.Errorf("%s: terms %v memo %s", path, rep.TermsSHA256, rep.Challenge.Memo)
+		}
+	}
+	if n := len(fake.Calls("/verify")) + len(fake.Calls("/settle")); n != 0 {
+		t.Errorf("the payment probes reached the facilitator: %d calls", n)
+	}
+}
