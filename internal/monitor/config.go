@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/exchangerebel/payability/internal/lint"
 	"github.com/exchangerebel/payability/internal/store"
 	"github.com/exchangerebel/payability/internal/target"
 )
@@ -291,8 +292,8 @@ func (v validator) endpoint(at string, re rawEndpoint) (Endpoint, error) {
 		return e, v.fail(at+".every", "must be at least 1s")
 	}
 	e.Every = d
-	if re.Network != "" && !validNetwork(re.Network) {
-		return e, v.fail(at+".network", "want a protocol identifier (e.g. solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp or base-sepolia)")
+	if re.Network != "" && !lint.IsCAIP2(re.Network) {
+		return e, v.fail(at+".network", "want a CAIP-2 network id (e.g. eip155:8453 or solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp)")
 	}
 	if re.MaxAmount != "" && !validAmount(re.MaxAmount) {
 		return e, v.fail(at+".max_amount", "want a decimal integer in the asset's atomic units")
@@ -338,19 +339,6 @@ func ParseDuration(s string) (time.Duration, bool) {
 		return 0, false
 	}
 	return d, true
-}
-
-func validNetwork(s string) bool {
-	if len(s) > 100 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == ':' || c == '.') {
-			return false
-		}
-	}
-	return true
 }
 
 func validAmount(s string) bool {

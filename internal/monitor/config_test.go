@@ -73,7 +73,7 @@ func TestParseConfigBad(t *testing.T) {
 		{"missing_every", "endpoints[0].every", 1, 16, "is required"},
 		{"bad_every", "endpoints[0].every", 1, 84, "want a duration"},
 		{"every_999ms", "endpoints[0].every", 1, 84, "at least 1s"},
-		{"bad_network", "endpoints[0].network", 1, 101, "protocol identifier"},
+		{"bad_network", "endpoints[0].network", 1, 101, "CAIP-2 network id"},
 		{"bad_max_amount", "endpoints[0].max_amount", 1, 104, "decimal integer"},
 		{"webhook_bad_env", "webhooks[0].secret_env", 2, 59, "environment variable"},
 		{"webhook_bad_event", "webhooks[0].events[0]", 2, 75, "want outcome_changed"},

@@ -4,7 +4,10 @@ import (
 	"context"
 	"slices"
 
+	"github.com/exchangerebel/payability/internal/lint"
 	"github.com/exchangerebel/payability/internal/ops"
+	"github.com/exchangerebel/payability/internal/preflight"
+	"github.com/exchangerebel/payability/internal/store"
 	"github.com/exchangerebel/payability/internal/verdict"
 )
 
@@ -59,7 +62,83 @@ func OpsObservers(r ops.Runner) map[string]Observer {
 			}
 			return ProbeObservation(rep), nil
 		}),
+		"lint": ObserverFunc(func(ctx context.Context, e Endpoint) (Observation, error) {
+			rep, err := r.Lint(ctx, e.URL, e.Method, bodyOf(e))
+			if err != nil {
+				return Observation{}, err
+			}
+			return LintObservation(rep.Conforms, rep.Findings), nil
+		}),
+		"preflight": ObserverFunc(func(ctx context.Context, e Endpoint) (Observation, error) {
+			rep, err := r.Preflight(ctx, ops.PreflightRequest{URL: e.URL, Method: e.Method, Body: bodyOf(e),
+				Options: preflight.Options{Network: e.Network, MaxAmount: e.MaxAmount}})
+			if err != nil {
+				return Observation{}, err
+			}
+			return PreflightObservation(rep.Result), nil
+		}),
 	}
+}
+
+// bodyOf is the request body the endpoint's POST sends; nil for GET (and
+// for a POST with no body configured: the op's default).
+func bodyOf(e Endpoint) []byte {
+	if e.Method != "POST" || e.Body == "" {
+		return nil
+	}
+	return []byte(e.Body)
+}
+
+// LintObservation: passing when lint conforms; the state is conforms (no
+// error, no warning), warnings or errors; the reasons are the rule ids of
+// the errors, then of the warnings, each once, at most store.MaxReasons.
+func LintObservation(conforms bool, findings []lint.Finding) Observation {
+	o := Observation{Passing: conforms, State: LintConforms}
+	var errs, warns []string
+	for _, f := range findings {
+		switch f.Severity {
+		case lint.Error:
+			errs = appendOnce(errs, f.Rule)
+		case lint.Warn:
+			warns = appendOnce(warns, f.Rule)
+		}
+	}
+	switch {
+	case !conforms || len(errs) > 0:
+		o.State, o.Passing = LintErrors, false
+	case len(warns) > 0:
+		o.State = LintWarnings
+	}
+	o.Reasons = capReasons(append(errs, warns...))
+	return o
+}
+
+// PreflightObservation: passing when GO; the state is the decision, the
+// reasons its reason codes, and the terms hash is kept.
+func PreflightObservation(r preflight.Result) Observation {
+	o := Observation{Passing: r.Decision == preflight.Go, State: string(r.Decision)}
+	for _, reason := range r.Reasons {
+		o.Reasons = appendOnce(o.Reasons, string(reason))
+	}
+	o.Reasons = capReasons(o.Reasons)
+	if r.TermsSHA256 != nil {
+		o.TermsSHA256 = *r.TermsSHA256
+	}
+	return o
+}
+
+func appendOnce(s []string, v string) []string {
+	if slices.Contains(s, v) {
+		return s
+	}
+	return append(s, v)
+}
+
+func capReasons(s []string) []string {
+	if len(s) > store.MaxReasons {
+		return s[:store.MaxReasons]
+	}
+	return s
 }
 
 // CheckObservation: passing when POPULATED; the reason is NOT-A-402's.

@@ -1,11 +1,15 @@
 package monitor
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/exchangerebel/payability/internal/lint"
 	"github.com/exchangerebel/payability/internal/ops"
+	"github.com/exchangerebel/payability/internal/preflight"
 	"github.com/exchangerebel/payability/internal/store"
 	"github.com/exchangerebel/payability/internal/verdict"
 )
@@ -89,3 +93,40 @@ func probe(direct, fac verdict.RailGrade, exposures ...string) ops.ProbeReport {
 	r.Exposures = exposures
 	return r
 }
+
+func TestLintAndPreflightObservations(t *testing.T) {
+	f := func(rule string, sev lint.Severity) lint.Finding { return lint.Finding{Rule: rule, Severity: sev} }
+	for _, tc := range []struct {
+		name string
+		got  Observation
+		want Observation
+	}{
+		{"lint clean conforms and passes", LintObservation(true, nil), Observation{Passing: true, State: LintConforms}},
+		{"lint info only conforms", LintObservation(true, []lint.Finding{f("x", lint.Info)}), Observation{Passing: true, State: LintConforms}},
+		{"lint warnings pass with warnings", LintObservation(true, []lint.Finding{f("cache_control_no_store", lint.Warn)}),
+			Observation{Passing: true, State: LintWarnings, Reasons: []string{"cache_control_no_store"}}},
+		{"lint errors fail, errors first, each once", LintObservation(false, []lint.Finding{f("w1", lint.Warn), f("e1", lint.Error), f("e1", lint.Error)}),
+			Observation{State: LintErrors, Reasons: []string{"e1", "w1"}}},
+		{"preflight GO passes with its hash", PreflightObservation(preflight.Result{Decision: preflight.Go, TermsSHA256: ptr(strings.Repeat("a", 64))}),
+			Observation{Passing: true, State: "GO", TermsSHA256: strings.Repeat("a", 64)}},
+		{"preflight HOLD fails", PreflightObservation(preflight.Result{Decision: preflight.Hold, Reasons: []preflight.Reason{"lint_warnings"}}),
+			Observation{State: "HOLD", Reasons: []string{"lint_warnings"}}},
+		{"preflight STOP fails", PreflightObservation(preflight.Result{Decision: preflight.Stop, Reasons: []preflight.Reason{preflight.ReasonNot402}}),
+			Observation{State: "STOP", Reasons: []string{"not_402"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.got.Passing != tc.want.Passing || tc.got.State != tc.want.State || !slices.Equal(tc.got.Reasons, tc.want.Reasons) || tc.got.TermsSHA256 != tc.want.TermsSHA256 {
+				t.Errorf("got %+v, want %+v", tc.got, tc.want)
+			}
+		})
+	}
+	var many []lint.Finding
+	for i := range 40 {
+		many = append(many, f(fmt.Sprintf("r%d", i), lint.Error))
+	}
+	if got := LintObservation(false, many); len(got.Reasons) != store.MaxReasons {
+		t.Errorf("40 rules: %d reasons, want the first %d", len(got.Reasons), store.MaxReasons)
+	}
+}
+
+func ptr(s string) *string { return &s }

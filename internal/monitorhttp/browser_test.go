@@ -78,11 +78,14 @@ func artefactDir(t *testing.T) string {
 // of 30 days each with its text, the share, the last change and why; then
 // the detail page. Screenshots are written as artefacts.
 func TestStatusPageInABrowser(t *testing.T) {
-	good, flaky := newSeller(t), newSeller(t)
+	good, flaky, paid := newSeller(t), newSeller(t), newV2Seller(t)
 	h := newHarness(t, endpointsConfig(time.Minute,
 		monitor.Endpoint{ID: "good", URL: good.URL + "/paid", Ops: []string{"check", "memo"}},
 		monitor.Endpoint{ID: "flaky", URL: flaky.URL + "/paid", Ops: []string{"check"}},
+		monitor.Endpoint{ID: "paid", URL: paid.URL + "/paid", Ops: []string{"preflight", "lint"}},
 	))
+	h.check("paid", "preflight")
+	h.check("paid", "lint")
 	h.check("good", "check")
 	h.check("good", "memo")
 	h.check("flaky", "check")
@@ -103,7 +106,12 @@ func TestStatusPageInABrowser(t *testing.T) {
 	lastDay := eval[string](t, ctx, `document.querySelector('section[aria-labelledby="ep-flaky"] ol.strip li:last-child .sr-only').textContent`)
 	shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 	must(t, err)
-	if headings != "Endpoint status|good|flaky" {
+	paidStatus := text(t, ctx, `#ep-paid ~ p .status`)
+	paidState := text(t, ctx, `section[aria-labelledby="ep-paid"] tr[data-op="preflight"] td code`)
+	if paidStatus != "operational" || paidState != "GO" {
+		t.Errorf("paid: status %q, preflight %q; want operational and GO", paidStatus, paidState)
+	}
+	if headings != "Endpoint status|good|flaky|paid" {
 		t.Errorf("headings %q", headings)
 	}
 	if status != "unknown" {
