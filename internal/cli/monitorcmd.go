@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -19,6 +20,7 @@ import (
 	"github.com/exchangerebel/payability/internal/monitor"
 	"github.com/exchangerebel/payability/internal/monitorhttp"
 	"github.com/exchangerebel/payability/internal/ops"
+	"github.com/exchangerebel/payability/internal/report"
 	"github.com/exchangerebel/payability/internal/schedule"
 	"github.com/exchangerebel/payability/internal/store"
 	"github.com/exchangerebel/payability/internal/target"
@@ -28,7 +30,7 @@ func init() {
 	register(command{"monitor", "watch endpoints on a schedule: history, JSON API (docs/monitor.md)", runMonitor})
 }
 
-const monitorUsage = "monitor --config FILE [--store sqlite:PATH|postgres://…] [--data-dir DIR] [--addr ADDR] [--public-url URL] [--allow-private]"
+const monitorUsage = "monitor --config FILE [--store sqlite:PATH|postgres://…] [--data-dir DIR] [--addr ADDR] [--public-url URL] [--allow-private] [--key-dir DIR]"
 
 const monitorNote = `Runs every configured endpoint's ops on their schedule (River jobs in the store's database;
 several instances on one PostgreSQL run each check once) and serves the history: /api/v1/endpoints,
@@ -36,8 +38,8 @@ several instances on one PostgreSQL run each check once) and serves the history:
 exit status: 0 shut down gracefully; 1 could not start or serve; 2 bad usage or a bad configuration.`
 
 type monitorFlags struct {
-	config, storeDSN, dataDir, addr, publicURL string
-	allowPrivate                               bool
+	config, storeDSN, dataDir, addr, publicURL, keyDir string
+	allowPrivate                                       bool
 }
 
 func runMonitor(ctx context.Context, e Env, args []string) int {
@@ -48,6 +50,7 @@ func runMonitor(ctx context.Context, e Env, args []string) int {
 	fs.StringVar(&f.addr, "addr", "127.0.0.1:8403", "the listen address `HOST:PORT`")
 	fs.StringVar(&f.publicURL, "public-url", "", "the base `URL` the public reaches this monitor at (links in the page and badges)")
 	fs.BoolVar(&f.allowPrivate, "allow-private", false, "allow endpoints on loopback and private addresses (private deployments, tests)")
+	fs.StringVar(&f.keyDir, "key-dir", "", "the key `DIR`: signing-key.pem signs reliability records (created on first start), retired/*.pem stay in the JWKS (default <data-dir>)")
 	pos, err := parseFlags(e, fs, args)
 	if err != nil {
 		return usageExit(err)
@@ -78,7 +81,16 @@ func runMonitor(ctx context.Context, e Env, args []string) int {
 	}
 	defer st.Close()
 	logger := slog.New(slog.NewTextHandler(e.Stderr, nil))
-	run, err := startMonitor(ctx, e, cfg, st, f.storeDSN, f.dataDir, f.allowPrivate, f.publicURL, "/metrics", logger)
+	keyDir := f.keyDir
+	if keyDir == "" {
+		keyDir = f.dataDir
+	}
+	key, keys, err := loadKeys(keyDir, "")
+	if err != nil {
+		fmt.Fprintf(e.Stderr, "payability monitor: %v\n", err)
+		return ExitInternal
+	}
+	run, err := startMonitor(ctx, e, cfg, st, f.storeDSN, f.dataDir, f.allowPrivate, f.publicURL, "/metrics", logger, key, keys)
 	if err != nil {
 		fmt.Fprintf(e.Stderr, "payability monitor: %v\n", err)
 		if errors.As(err, new(badFlag)) {
@@ -118,7 +130,7 @@ type monitorRun struct {
 
 // startMonitor wires the monitor on an open store (which must keep the
 // history) and starts its scheduler in the same database.
-func startMonitor(ctx context.Context, e Env, cfg *monitor.Config, st store.Store, dsn, dataDir string, allowPrivate bool, publicURL, metricsPath string, logger *slog.Logger) (*monitorRun, error) {
+func startMonitor(ctx context.Context, e Env, cfg *monitor.Config, st store.Store, dsn, dataDir string, allowPrivate bool, publicURL, metricsPath string, logger *slog.Logger, key report.Key, keys report.KeySet) (*monitorRun, error) {
 	hist, ok := st.(store.History)
 	if !ok {
 		return nil, errors.New("the store keeps no history")
@@ -155,7 +167,8 @@ func startMonitor(ctx context.Context, e Env, cfg *monitor.Config, st store.Stor
 		sched.Close()
 		return nil, err
 	}
-	h := monitorhttp.New(monitorhttp.Config{Monitor: m, PublicURL: publicURL, Registry: reg, MetricsPath: metricsPath})
+	h := monitorhttp.New(monitorhttp.Config{Monitor: m, PublicURL: publicURL, Registry: reg, MetricsPath: metricsPath,
+		Key: &key, KeySet: &keys, ServeJWKS: metricsPath == "/metrics"})
 	return &monitorRun{handler: h, stop: func() {
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), schedule.JobTimeout)
 		defer cancel()
@@ -197,7 +210,14 @@ func serveWithMonitor(ctx context.Context, e Env, f serveFlags, srv http.Handler
 		return nil, nil, ExitInternal
 	}
 	logger := slog.New(slog.NewTextHandler(e.Stderr, nil))
-	run, err := startMonitor(ctx, e, cfg, st, f.storeDSN, f.dataDir, f.allowPrivate, f.publicURL, monitorMetricsPath, logger)
+	// serve's own key signs the records, so serve's JWKS verifies them.
+	key, keys, err := loadKeys(f.dataDir, f.signingKey)
+	if err != nil {
+		st.Close()
+		fmt.Fprintf(e.Stderr, "payability serve: --monitor: %v\n", err)
+		return nil, nil, ExitInternal
+	}
+	run, err := startMonitor(ctx, e, cfg, st, f.storeDSN, f.dataDir, f.allowPrivate, f.publicURL, monitorMetricsPath, logger, key, keys)
 	if err != nil {
 		st.Close()
 		fmt.Fprintf(e.Stderr, "payability serve: --monitor: %v\n", err)
@@ -219,4 +239,23 @@ func serveWithMonitor(ctx context.Context, e Env, f serveFlags, srv http.Handler
 // unless allowed.
 func (e Env) poster(allowPrivate bool) schedule.Poster {
 	return target.New(target.Options{AllowPrivate: allowPrivate, UserAgent: buildinfo.UserAgent, Timeout: 10 * time.Second})
+}
+
+// loadKeys loads (creating it on first start) the signing key of dir, or
+// the key file when given, and the key set dir publishes.
+func loadKeys(dir, file string) (report.Key, report.KeySet, error) {
+	var (
+		key report.Key
+		err error
+	)
+	if file != "" {
+		key, err = report.LoadKeyFile(file)
+	} else {
+		key, _, err = report.LoadOrCreateKey(dir, rand.Reader)
+	}
+	if err != nil {
+		return report.Key{}, report.KeySet{}, err
+	}
+	keys, err := report.LoadKeySet(dir, key)
+	return key, keys, err
 }

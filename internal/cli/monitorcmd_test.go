@@ -17,6 +17,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/exchangerebel/payability/internal/ops"
 )
 
 // lockedBuffer is a writer the command and the test share.
@@ -59,9 +61,16 @@ var servingRe = regexp.MustCompile(`serving on (http://\S+)`)
 // it serves on.
 func startCLI(t *testing.T, args ...string) (base string, stderr *lockedBuffer, wait func() int) {
 	t.Helper()
+	return startCLIWith(t, nil, nil, args...)
+}
+
+// startCLIWith is startCLI with a fetcher and a clock of the test's.
+func startCLIWith(t *testing.T, fetcher func(bool) ops.Fetcher, now func() time.Time, args ...string) (base string, stderr *lockedBuffer, wait func() int) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	stderr = &lockedBuffer{}
-	e := Env{Getenv: func(string) string { return "" }, Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: stderr}
+	e := Env{Getenv: func(string) string { return "" }, Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: stderr,
+		NewFetcher: fetcher, Now: now}
 	done := make(chan int, 1)
 	go func() { done <- e.Run(ctx, args) }()
 	var once sync.Once
@@ -86,6 +95,15 @@ func startCLI(t *testing.T, args ...string) (base string, stderr *lockedBuffer, 
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// runCLIWith runs one command to its end with a fetcher and clock.
+func runCLIWith(t *testing.T, fetcher func(bool) ops.Fetcher, now func() time.Time, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	e := Env{Getenv: func(string) string { return "" }, Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, NewFetcher: fetcher, Now: now}
+	code := e.Run(context.Background(), args)
+	return out.String(), errb.String(), code
 }
 
 func writeConfig(t *testing.T, doc string) string {

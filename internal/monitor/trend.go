@@ -103,3 +103,31 @@ func Changes(obs []store.Observation) []Change {
 	}
 	return out
 }
+
+// Incident is an open incident: the status source's latest observation is
+// critical (preflight STOP, lint errors). FailureStage is the first reason
+// code of the first critical observation of the current run, OpenedAt its
+// time.
+type Incident struct {
+	FailureStage string
+	OpenedAt     time.Time
+}
+
+// ActiveIncident is the incident open at the end of obs (the status source
+// op's observations, oldest first), or nil when its latest is not critical.
+// A run longer than obs opens at obs's first observation: the history read
+// is the bound of what can be said.
+func ActiveIncident(op string, obs []store.Observation) *Incident {
+	i := len(obs) - 1
+	if i < 0 || stateStatus(op, obs[i].State) != Critical {
+		return nil
+	}
+	for i > 0 && stateStatus(op, obs[i-1].State) == Critical {
+		i--
+	}
+	in := &Incident{OpenedAt: obs[i].At, FailureStage: "unknown"}
+	if len(obs[i].Reasons) > 0 {
+		in.FailureStage = obs[i].Reasons[0]
+	}
+	return in
+}

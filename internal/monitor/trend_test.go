@@ -65,3 +65,22 @@ func TestChanges(t *testing.T) {
 		t.Errorf("changes %+v", got)
 	}
 }
+
+func TestActiveIncident(t *testing.T) {
+	st := func(state string, min int, reasons ...string) store.Observation {
+		return store.Observation{Op: "preflight", State: state, At: t0.Add(time.Duration(min) * time.Minute), Reasons: reasons}
+	}
+	if got := ActiveIncident("preflight", nil); got != nil {
+		t.Errorf("no history: %+v", got)
+	}
+	if got := ActiveIncident("preflight", []store.Observation{st("STOP", 0, "not_402"), st("GO", 1)}); got != nil {
+		t.Errorf("latest GO: %+v", got)
+	}
+	if got := ActiveIncident("preflight", []store.Observation{st("STOP", 0, "x"), st("HOLD", 1), st("STOP", 2, "not_402", "fail_open"), st("STOP", 3, "fail_open")}); got == nil ||
+		got.FailureStage != "not_402" || !got.OpenedAt.Equal(t0.Add(2*time.Minute)) {
+		t.Errorf("current run: %+v, want opened at the run's first STOP with its first reason", got)
+	}
+	if got := ActiveIncident("lint", []store.Observation{{Op: "lint", State: LintErrors, At: t0, Reasons: []string{"status_not_402"}}}); got == nil || got.FailureStage != "status_not_402" {
+		t.Errorf("lint errors: %+v", got)
+	}
+}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/exchangerebel/payability/internal/criteria"
 	"github.com/exchangerebel/payability/internal/monitor"
+	"github.com/exchangerebel/payability/internal/report"
 	"github.com/exchangerebel/payability/internal/store"
 )
 
@@ -27,6 +28,12 @@ type Config struct {
 	// Registry, when set, is served at MetricsPath (default /metrics).
 	Registry    prometheus.Gatherer
 	MetricsPath string
+	// Key signs reliability records; KeySet is published at
+	// /.well-known/jwks.json when ServeJWKS (serve --monitor publishes its
+	// own). Without a key there is no record route.
+	Key       *report.Key
+	KeySet    *report.KeySet
+	ServeJWKS bool
 	// PublicURL is the monitor's base URL as the public reaches it (for
 	// links in the page and badges); empty means relative links.
 	PublicURL string
@@ -34,7 +41,7 @@ type Config struct {
 
 // Routes are the path patterns the monitor serves, for a process that
 // serves it beside other routes (serve --monitor).
-var Routes = []string{"/api/v1/endpoints", "/api/v1/endpoints/", "/status", "/status/", "/badge/", "/probe"}
+var Routes = []string{"/api/v1/endpoints", "/api/v1/endpoints/", "/api/v1/reliability/", "/status", "/status/", "/badge/", "/probe"}
 
 // Handler serves every monitor route.
 type Handler struct {
@@ -52,6 +59,10 @@ func New(cfg Config) *Handler {
 	h.mux.HandleFunc("GET /status/{id}", h.statusDetail)
 	h.mux.HandleFunc("GET /badge/{file}", h.badge)
 	h.mux.HandleFunc("GET /probe", h.probe)
+	h.mux.HandleFunc("GET /api/v1/reliability/{id}", h.reliability)
+	if cfg.ServeJWKS && cfg.KeySet != nil {
+		h.mux.HandleFunc("GET /.well-known/jwks.json", h.jwks)
+	}
 	if cfg.Registry != nil {
 		h.mux.Handle("GET "+cmp.Or(cfg.MetricsPath, "/metrics"), promhttp.HandlerFor(cfg.Registry, promhttp.HandlerOpts{}))
 	}

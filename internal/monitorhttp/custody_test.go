@@ -25,9 +25,9 @@ func TestCustodyCanary(t *testing.T) {
 		base64.StdEncoding.EncodeToString([]byte(canary))}
 	s := newSeller(t)
 	s.canary = canary
-	h := newHarness(t, endpointsConfig(time.Minute, monitor.Endpoint{ID: "c", URL: s.URL + "/paid", Ops: []string{"check", "memo", "probe"}}))
+	h := newHarness(t, endpointsConfig(time.Minute, monitor.Endpoint{ID: "c", URL: s.URL + "/paid", Ops: []string{"preflight", "lint", "check", "memo", "probe"}}))
 	logs := h.logs
-	for _, op := range []string{"check", "memo", "probe"} {
+	for _, op := range []string{"preflight", "lint", "check", "memo", "probe"} {
 		h.check("c", op)
 	}
 	h.advance(time.Minute)
@@ -35,7 +35,7 @@ func TestCustodyCanary(t *testing.T) {
 	h.check("c", "check")
 
 	var seen strings.Builder
-	for _, p := range []string{"/api/v1/endpoints", "/api/v1/endpoints/c", "/api/v1/endpoints/c/history"} {
+	for _, p := range []string{"/api/v1/endpoints", "/api/v1/endpoints/c", "/api/v1/endpoints/c/history", "/api/v1/reliability/c", "/status", "/status/c", "/badge/c.svg", "/badge/c.json", "/metrics", "/probe?target=c&module=check"} {
 		_, _, b := h.get(p)
 		seen.Write(b)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	crand "crypto/rand"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -23,6 +24,7 @@ import (
 	"github.com/exchangerebel/payability/internal/monitor"
 	"github.com/exchangerebel/payability/internal/monitorhttp"
 	"github.com/exchangerebel/payability/internal/ops"
+	"github.com/exchangerebel/payability/internal/report"
 	"github.com/exchangerebel/payability/internal/schedule"
 	"github.com/exchangerebel/payability/internal/store"
 	"github.com/exchangerebel/payability/internal/store/sqlite"
@@ -81,6 +83,7 @@ type harness struct {
 	path     string
 	logs     *syncBuffer
 	stopOnce sync.Once
+	keys     report.KeySet
 }
 
 // syncBuffer is a log sink the workers and the test share.
@@ -137,7 +140,13 @@ func newHarnessWith(t *testing.T, cfg *monitor.Config, opt func(*schedule.Option
 	if err := h.sched.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	h.api = httptest.NewServer(monitorhttp.New(monitorhttp.Config{Monitor: h.m, Registry: reg}))
+	key, err := report.GenerateKey(crand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := report.NewKeySet(key)
+	h.keys = keys
+	h.api = httptest.NewServer(monitorhttp.New(monitorhttp.Config{Monitor: h.m, Registry: reg, Key: &key, KeySet: &keys, ServeJWKS: true}))
 	t.Cleanup(func() {
 		h.api.Close()
 		h.stop()
