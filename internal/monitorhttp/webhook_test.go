@@ -164,3 +164,26 @@ func TestWebhookWithAWrongSecretIsRefused(t *testing.T) {
 		t.Errorf("accepted %d events signed with the wrong secret", len(rc.events))
 	}
 }
+
+// TestWebhookWhenTheSellerStops: a seller that stops answering is one
+// change (passing → failing, fetch_failed), however many checks fail after.
+func TestWebhookWhenTheSellerStops(t *testing.T) {
+	secret := []byte("whsec-test")
+	rc := newReceiver(t, secret)
+	s := newSeller(t)
+	h := newHarnessWith(t, endpointsConfig(time.Minute, monitor.Endpoint{ID: "s", URL: s.URL + "/paid", Ops: []string{"check"}}),
+		func(o *schedule.Options) { o.Receivers = []schedule.Receiver{{Index: 0, URL: rc.URL + "/hook", Secret: secret}} })
+	h.check("s", "check")
+	s.Close()
+	for range 3 {
+		h.advance(time.Minute)
+		if o := h.check("s", "check"); o.Passing || o.State != "NOT-A-402" {
+			t.Fatalf("stopped seller: %+v", o)
+		}
+	}
+	got := rc.waitEvents(t, 1)
+	h.stop()
+	if len(rc.events) != 1 || got[0].From != "passing" || got[0].To != "failing" || len(got[0].Reasons) != 1 || got[0].Reasons[0] != "fetch_failed" {
+		t.Errorf("events %+v, want one passing → failing (fetch_failed)", rc.events)
+	}
+}
