@@ -172,7 +172,9 @@ func TestWebhookWhenTheSellerStops(t *testing.T) {
 	rc := newReceiver(t, secret)
 	s := newSeller(t)
 	h := newHarnessWith(t, endpointsConfig(time.Minute, monitor.Endpoint{ID: "s", URL: s.URL + "/paid", Ops: []string{"check"}}),
-		func(o *schedule.Options) { o.Receivers = []schedule.Receiver{{Index: 0, URL: rc.URL + "/hook", Secret: secret}} })
+		func(o *schedule.Options) {
+			o.Receivers = []schedule.Receiver{{Index: 0, URL: rc.URL + "/hook", Secret: secret}}
+		})
 	h.check("s", "check")
 	s.Close()
 	for range 3 {
