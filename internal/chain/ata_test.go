@@ -11,8 +11,9 @@ func mustKey(t *testing.T, s string) [32]byte {
 	return k
 }
 
-// TestAssociatedTokenAddress: vectors computed by @solana/spl-token's
-// getAssociatedTokenAddress (owner, mint, token program → ATA).
+// TestAssociatedTokenAddress: vectors computed by @solana-program/token's
+// findAssociatedTokenPda (npm, the interop suite's dependency tree), for the
+// Token and the Token-2022 programs.
 func TestAssociatedTokenAddress(t *testing.T) {
 	for _, v := range ataVectors {
 		got, err := AssociatedTokenAddress(mustKey(t, v.owner), mustKey(t, v.program), mustKey(t, v.mint))
@@ -30,6 +31,11 @@ func TestAssociatedTokenAddress(t *testing.T) {
 
 var ataVectors = []struct{ owner, mint, program, ata string }{
 	{"5waJka9MrCgPFoLo3SQSjLDTGnkoDcwYYPnpk4YNJS6i", "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU", TokenProgram, "HmBpVD6N1vuGvQpS8KrwWH6Tr8rSwXQBEDKn5VXW6yyw"},
+	{"5waJka9MrCgPFoLo3SQSjLDTGnkoDcwYYPnpk4YNJS6i", "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU", Token2022Program, "BvA4Rps6ygi7A7HRy17xTdUE9bQp4x3ExEus3gtKDCBC"},
+	{"2wKupLR9q6wXYppw8Gr2NvWxKBUqm4PPJKkQfoxHDBg4", "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v", TokenProgram, "3XZXfFJHF5ox3yPop16oqYfSWxLpkjsEuvTe2S67G2rj"},
+	{"2wKupLR9q6wXYppw8Gr2NvWxKBUqm4PPJKkQfoxHDBg4", "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v", Token2022Program, "H7BrdQ48x8XkXh3UXs7pvPxxF8Z5Ej1WyBwU2ZryzTBL"},
+	{"6ePDvgz6hZ2zx5W8XTHbHpZDy87426UrKfvQ788uJuiS", "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v", TokenProgram, "GqfKG7dvFDig2q1GUcvBxPtb7nAs1FVn31G1mcpR6xkM"},
+	{"6ePDvgz6hZ2zx5W8XTHbHpZDy87426UrKfvQ788uJuiS", "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v", Token2022Program, "2LQkUpsKVViPrQ5eALEUB7xGoYTNh1a44K8YfgfRZbjA"},
 }
 
 func TestOnCurve(t *testing.T) {

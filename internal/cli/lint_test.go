@@ -158,3 +158,18 @@ func TestLintChain(t *testing.T) {
 		t.Errorf("exit %d\n%s", code, out)
 	}
 }
+
+func TestCriteriaX402Lint(t *testing.T) {
+	out, errOut, code := runCLI(t, &fakeFetcher{}, false, nil, "criteria", "x402-lint")
+	if code != ExitOK || errOut != "" {
+		t.Fatalf("exit %d, %q", code, errOut)
+	}
+	var doc struct {
+		ID     string                  `json:"id"`
+		Corpus struct{ SHA256 string } `json:"corpus"`
+		Rules  []struct{ ID, Severity string }
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || doc.ID != "x402-lint/v1" || len(doc.Corpus.SHA256) != 64 || len(doc.Rules) < 50 {
+		t.Errorf("%v %+v", err, doc)
+	}
+}

@@ -26,17 +26,17 @@ const ExitInterrupted = 130
 const progressEvery = 200 * time.Millisecond
 
 func init() {
-	register(command{"scan", "run check, memo or probe over many URLs at once (JSON Lines out)", runScan})
+	register(command{"scan", "run check, memo, probe or lint over many URLs at once (JSON Lines out)", runScan})
 }
 
 func runScan(ctx context.Context, e Env, args []string) int {
-	fs := newFlagSet(e, "scan", "scan --op check|memo|probe [--concurrency 64] [--per-host 4] [--allow-private] [--quiet] [--out FILE] [URLS.txt | -]",
+	fs := newFlagSet(e, "scan", "scan --op check|memo|probe|lint [--concurrency 64] [--per-host 4] [--allow-private] [--quiet] [--out FILE] [URLS.txt | -]",
 		`Input (a file, or stdin when none or -): one URL per line (blank and # lines ignored), a JSON
 array of URLs, or an x402 Bazaar discovery document (resources[].resource). Output: JSON Lines,
 one record per entry in completion order; a summary on stderr (docs/performance.md).
 exit status: 0 every entry has a record (refusals included); 1 unreadable or malformed input,
 or a failed write; 2 bad usage; 130 interrupted.`)
-	op := fs.String("op", "", "the op to run on every URL (required): `OP` is check, memo or probe")
+	op := fs.String("op", "", "the op to run on every URL (required): `OP` is check, memo, probe or lint (lint sends one GET)")
 	concurrency := fs.Int("concurrency", scan.DefaultConcurrency, "at most `N` ops in flight overall")
 	perHost := fs.Int("per-host", scan.DefaultPerHost, "at most `N` ops in flight to one host (hostname:port)")
 	allowPrivate := fs.Bool("allow-private", false, "allow loopback and private target addresses (a seller's staging)")
@@ -46,7 +46,7 @@ or a failed write; 2 bad usage; 130 interrupted.`)
 	if err != nil {
 		return usageExit(err)
 	}
-	ops3 := []string{ops.OpCheck, ops.OpMemo, ops.OpProbe}
+	ops3 := []string{ops.OpCheck, ops.OpMemo, ops.OpProbe, ops.OpLint}
 	switch {
 	case !oneOf(*op, ops3):
 		fmt.Fprintf(e.Stderr, "payability scan: --op must be one of %s\n", quoteList(ops3))

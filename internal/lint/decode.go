@@ -72,3 +72,36 @@ func fill(d *Document, root map[string]any) {
 		d.Accepts = arr
 	}
 }
+
+// Terms are the five terms a client pays by, read from one accepts entry
+// with both dialects' names unified: Amount is amount (v2) or
+// maxAmountRequired (v1), Network is CAIP-2 (a v1 legacy name mapped with
+// NetworkCAIP2). A field is "" when absent or not a string (Network also
+// when a v1 name is unknown). In-memory only, like Document: it holds
+// fetched values.
+type Terms struct {
+	Scheme, Network, Amount, Asset, PayTo string
+}
+
+// EntryTerms returns the terms of accepts[i] of a leg graded as version
+// (1 or 2; a Document's own Version when 0); ok is false when the entry is
+// not an object. lint compares legs with the same unification
+// (legs_mismatch); preflight hashes them.
+func (d *Document) EntryTerms(i, version int) (Terms, bool) {
+	m, ok := d.Entry(i)
+	if !ok {
+		return Terms{}, false
+	}
+	if version == 0 {
+		version = d.Version
+	}
+	t := Terms{Scheme: str(m, "scheme"), Asset: str(m, "asset"), PayTo: str(m, "payTo")}
+	if version == 1 {
+		t.Amount = str(m, "maxAmountRequired")
+		t.Network, _ = NetworkCAIP2(str(m, "network"))
+	} else {
+		t.Amount = str(m, "amount")
+		t.Network = str(m, "network")
+	}
+	return t, true
+}

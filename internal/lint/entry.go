@@ -33,7 +33,11 @@ func (g *grader) entry(v view, i int) {
 		return
 	}
 	e := &entryView{g: g, v: v, i: i, m: m, p: entryPrefix(i)}
-	e.schemeField()
+	if !e.schemeField() {
+		// A scheme lint does not know may define its fields otherwise, and
+		// standard clients skip the entry: nothing more is graded.
+		return
+	}
 	e.networkField()
 	e.amountField()
 	e.addressField("asset", false)
@@ -78,16 +82,20 @@ var schemeRules = []struct {
 	{"upto", FamilyEVM, (*entryView).uptoEVM},
 }
 
-func (e *entryView) schemeField() {
+// schemeField grades the scheme; it returns false for a scheme lint does
+// not know (a missing one is an error, and the rest is still graded).
+func (e *entryView) schemeField() bool {
 	s, ok := e.m["scheme"].(string)
 	switch {
 	case !ok || s == "":
 		e.add(ruleSchemeMissing, "scheme")
 	case !knownSchemes[s]:
 		e.add(ruleSchemeUnknown, "scheme")
+		return false
 	default:
 		e.scheme = s
 	}
+	return true
 }
 
 func (e *entryView) networkField() {

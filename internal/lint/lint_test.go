@@ -357,3 +357,15 @@ func TestPositiveIntEdges(t *testing.T) {
 		}
 	}
 }
+
+func TestEntryTermsUnifiesTheDialects(t *testing.T) {
+	ch := Decode(resp(t, v2(entryEVM()), v1(entryEVM())))
+	h, ok1 := ch.Header.EntryTerms(0, 0)
+	b, ok2 := ch.Body.EntryTerms(0, 0)
+	if !ok1 || !ok2 || h != b || h.Network != "eip155:8453" || h.Amount != "10000" || h.Scheme != "exact" {
+		t.Errorf("header %+v, body %+v", h, b)
+	}
+	if _, ok := ch.Header.EntryTerms(1, 0); ok {
+		t.Error("a missing entry has terms")
+	}
+}

@@ -1,4 +1,4 @@
-// Package scan runs one op (check, memo or probe) over many URLs at once:
+// Package scan runs one op (check, memo, probe or lint) over many URLs at once:
 // input streamed entry by entry, a bounded number of ops in flight overall
 // and per host, one JSON Lines record per entry in completion order, and a
 // summary at the end. It composes ops.Runner and adds no grading of its own.
@@ -43,7 +43,7 @@ const GCPercent = 400
 
 // Options configure a scan.
 type Options struct {
-	Op     string     // ops.OpCheck, ops.OpMemo or ops.OpProbe
+	Op     string     // ops.OpCheck, ops.OpMemo, ops.OpProbe or ops.OpLint (a GET)
 	Runner ops.Runner // runs one op on one URL; its Fetcher is shared by every op in flight
 
 	// Concurrency bounds the ops in flight overall, PerHost the ops in flight
@@ -145,7 +145,7 @@ var ErrUnknownOp = ops.ErrUnknownOp
 // in either case. The error is a malformed or unreadable input (the entries
 // before it are still run), or a failed write to Out.
 func (s *Scanner) Run(ctx context.Context, in *Input) (Summary, error) {
-	if s.opts.Op != ops.OpCheck && s.opts.Op != ops.OpMemo && s.opts.Op != ops.OpProbe {
+	if s.opts.Op != ops.OpCheck && s.opts.Op != ops.OpMemo && s.opts.Op != ops.OpProbe && s.opts.Op != ops.OpLint {
 		return Summary{}, ErrUnknownOp
 	}
 	s.tally.start()

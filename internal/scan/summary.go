@@ -280,6 +280,8 @@ func outcomeOrder(op string) []string {
 		}
 	case ops.OpProbe:
 		return []string{verdict.Probed, verdict.NotProbed}
+	case ops.OpLint:
+		return []string{ops.LintConforms, ops.LintDoesNotConform}
 	}
 	return nil
 }

@@ -9,6 +9,8 @@ export const PROBE_UA = "ExchangeRebel-RailProbe/1.0";
 const TIMEOUT_MS = 5000;
 const BODY_CAP = 65536;
 const KEPT_HEADERS = new Set(["payment-required", "content-type", "location", "payment-response", "x-payment-response"]);
+// A lint recording also keeps the headers x402-lint's HTTP rules read.
+export const LINT_HEADERS = new Set([...KEPT_HEADERS, "cache-control", "access-control-allow-origin", "access-control-expose-headers"]);
 
 const PROBE_TX = "PROBE-INVALID-NOT-A-REAL-TX-SIGNATURE-000000000000000000000000000000000000";
 const PROBE_MEMO = "probe-memo-not-bound-to-any-challenge";
@@ -37,7 +39,7 @@ function bodyField(buf) {
 }
 
 // Sends one request and resolves to a capture object (never rejects).
-export function capture(url, { method = "GET", userAgent, headers = {}, json = false } = {}) {
+export function capture(url, { method = "GET", userAgent, headers = {}, json = false, keep = KEPT_HEADERS } = {}) {
   const u = new URL(url);
   if (u.hostname !== "127.0.0.1") throw new Error(`recorder: refusing non-loopback URL ${url}`);
   const body = json ? Buffer.from("{}", "utf8") : null;
@@ -69,7 +71,7 @@ export function capture(url, { method = "GET", userAgent, headers = {}, json = f
         const raw = res.rawHeaders;
         for (let i = 0; i < raw.length; i += 2) {
           const name = raw[i].toLowerCase();
-          if (KEPT_HEADERS.has(name) && !(name in kept)) kept[name] = raw[i + 1];
+          if (keep.has(name) && !(name in kept)) kept[name] = raw[i + 1];
         }
         const chunks = [];
         let size = 0;
@@ -126,4 +128,10 @@ export async function recordProbe(url) {
     out.push(await capture(url, { method: p.method, userAgent: PROBE_UA, headers: p.headers, json: p.json }));
   }
   return out;
+}
+
+// lint: one request as `payability lint` sends it: GET, or for a POST route
+// key POST with the body {} as application/json; the lint headers kept.
+export async function recordLint(url, method) {
+  return [await capture(url, { method, userAgent: CHECK_UA, json: method === "POST", keep: LINT_HEADERS })];
 }

@@ -177,6 +177,11 @@ var entryMutations = []entryMutation{
 	{id: "clean", note: "nothing changed: conforms"},
 	{id: "scheme-missing", note: "no scheme", apply: func(e M, _ string) { delete(e, "scheme") }},
 	{id: "scheme-unknown", note: "scheme deferred: standard clients skip it", apply: func(e M, _ string) { e["scheme"] = "deferred" }},
+	{id: "scheme-unknown-other-fields", note: "an unknown scheme with no amount and a payTo of its own form: only the scheme warns", apply: func(e M, l string) {
+		e["scheme"] = "batch-settlement"
+		delete(e, amountKey(l))
+		e["payTo"] = "merchant"
+	}},
 	{id: "network-missing", note: "no network", apply: func(e M, _ string) { delete(e, "network") }},
 	{id: "network-not-caip2", note: "a legacy name on the v2 leg", legs: []string{"header"}, apply: func(e M, _ string) { e["network"] = "base" }},
 	{id: "network-caip2-on-v1", note: "a CAIP-2 id on the v1 leg", legs: []string{"body"}, apply: func(e M, _ string) { e["network"] = "eip155:8453" }},
@@ -377,6 +382,8 @@ func dialectCases() []synth {
 	mismatch("asset", func(e M) { e["asset"] = feePayer })
 	mismatch("scheme", func(e M) { e["scheme"] = "upto" })
 	mismatch("amount-leading-zero", func(e M) { e["maxAmountRequired"] = "010000" })
+	mismatch("amount-empty", func(e M) { e["maxAmountRequired"] = "" })
+	mismatch("network-unknown", func(e M) { e["network"] = "solana-mainnet" })
 	add("both-legs-entry-count", "the header has two entries, the body one",
 		both402(v2Doc(svmEntry(), evmEntry()), v1Doc(svmEntry())))
 	add("v2-body-only", "a v2 document only in the body: graded as a body leg, plus the missing header",

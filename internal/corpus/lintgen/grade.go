@@ -476,6 +476,7 @@ func (j *judge) entry(l leg, i int) {
 		at("scheme_missing", "scheme")
 	} else if s != "exact" && s != "upto" {
 		at("scheme_unknown", "scheme")
+		return // skipped by clients; its fields are its scheme's business
 	} else {
 		scheme = s
 	}
@@ -652,9 +653,9 @@ func (j *judge) sameOffers(h, b leg) {
 		if mapped, ok := legacy[bn]; ok && hn != "" && mapped != hn {
 			bad("network")
 		}
-		ha, ok1 := sget(he, "amount")
-		ba, ok2 := sget(be, "maxAmountRequired")
-		if ok1 && ok2 {
+		ha, _ := sget(he, "amount")
+		ba, _ := sget(be, "maxAmountRequired")
+		if ha != "" && ba != "" {
 			same := ha == ba
 			if digitsRE.MatchString(ha) && digitsRE.MatchString(ba) {
 				x, _ := new(big.Int).SetString(ha, 10)
@@ -666,9 +667,9 @@ func (j *judge) sameOffers(h, b leg) {
 			}
 		}
 		for _, k := range []string{"asset", "payTo"} {
-			x, ok1 := sget(he, k)
-			y, ok2 := sget(be, k)
-			if !ok1 || !ok2 {
+			x, _ := sget(he, k)
+			y, _ := sget(be, k)
+			if x == "" || y == "" {
 				continue
 			}
 			eq := x == y

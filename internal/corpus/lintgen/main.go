@@ -2,9 +2,9 @@
 //
 // It is an independent implementation of the published rules
 // (internal/lint/x402-lint.v1.json, read as a file, and docs/lint.md): it
-// builds the synthetic cases (cases.go), turns the real captures of
-// @x402/express and x402-express (internal/corpus/gen/captured) and of the
-// interop suite's sellers (captured/) into lint cases, and computes every
+// builds the synthetic cases (cases.go), reads the real captures of
+// @x402/express and x402-express (captured/, recorded by
+// tools/capture/record-lint.mjs), and computes every
 // expected result with its own grader (grade.go). It imports nothing of
 // this module, so the engine under test never grades itself.
 //
@@ -233,10 +233,8 @@ func captured(root string) ([]realCase, error) {
 		} `json:"captures"`
 	}
 	var files []string
-	for _, dir := range []string{filepath.Join(root, "internal", "corpus", "gen", "captured"), filepath.Join(root, "internal", "corpus", "lintgen", "captured")} {
-		fs, _ := filepath.Glob(filepath.Join(dir, "*.json"))
-		files = append(files, fs...)
-	}
+	fs, _ := filepath.Glob(filepath.Join(root, "internal", "corpus", "lintgen", "captured", "*.json"))
+	files = append(files, fs...)
 	for _, name := range files {
 		raw, err := os.ReadFile(name)
 		if err != nil {
@@ -247,7 +245,7 @@ func captured(root string) ([]realCase, error) {
 			return nil, fmt.Errorf("%s: %w", filepath.Base(name), err)
 		}
 		for _, c := range cs {
-			if (c.Op != "check" && c.Op != "lint") || len(c.Captures) == 0 {
+			if c.Op != "lint" || len(c.Captures) != 1 {
 				continue
 			}
 			cp := c.Captures[0]
@@ -264,11 +262,7 @@ func captured(root string) ([]realCase, error) {
 			if method == "" {
 				method = "GET"
 			}
-			id := c.ID
-			if c.Op == "check" {
-				id = id[:len(id)-len("-check")] + "-lint"
-			}
-			out = append(out, realCase{id: id, provenance: c.Provenance, note: c.Note, url: c.URL, method: method, r: r})
+			out = append(out, realCase{id: c.ID, provenance: c.Provenance, note: c.Note, url: c.URL, method: method, r: r})
 		}
 	}
 	return out, nil
