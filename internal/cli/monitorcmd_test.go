@@ -117,9 +117,17 @@ func writeConfig(t *testing.T, doc string) string {
 // TestMonitorCommandShowsTheOutcomeWithinTwoIntervals: the command, its
 // periodic jobs every second, a loopback seller: the API shows the check.
 func TestMonitorCommandShowsTheOutcomeWithinTwoIntervals(t *testing.T) {
+	t.Run("sqlite", func(t *testing.T) { monitorCommandOn(t, "sqlite:"+filepath.Join(t.TempDir(), "m.db")) })
+	t.Run("postgres", func(t *testing.T) {
+		dsn, _ := pgSchema(t)
+		monitorCommandOn(t, dsn)
+	})
+}
+
+func monitorCommandOn(t *testing.T, storeDSN string) {
 	seller := populatedSeller(t)
 	cfg := writeConfig(t, `{"endpoints": [{"id": "seller", "url": "`+seller.URL+`/paid", "ops": ["check"], "every": "1s"}]}`)
-	base, stderr, wait := startCLI(t, "monitor", "--config", cfg, "--store", "sqlite:"+filepath.Join(t.TempDir(), "m.db"),
+	base, stderr, wait := startCLI(t, "monitor", "--config", cfg, "--store", storeDSN, "--data-dir", t.TempDir(),
 		"--addr", "127.0.0.1:0", "--allow-private")
 	var v struct {
 		Status string

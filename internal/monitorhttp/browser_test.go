@@ -145,6 +145,19 @@ func TestStatusPageInABrowser(t *testing.T) {
 	writeArtefact(t, "monitor-status-flaky.png", shot)
 }
 
+// contrastJS is the lowest WCAG contrast ratio between the text colour and
+// the background colour of every .status and strip day.
+const contrastJS = `(() => {
+  const lum = c => { const [r, g, b] = c.match(/\d+(\.\d+)?/g).slice(0, 3).map(Number).map(v => v / 255)
+    .map(v => v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4)); return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
+  let worst = 21;
+  for (const el of document.querySelectorAll(".status, ol.strip li")) {
+    const s = getComputedStyle(el), a = lum(s.color), b = lum(s.backgroundColor);
+    worst = Math.min(worst, (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05));
+  }
+  return worst;
+})()`
+
 func must(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
