@@ -104,6 +104,13 @@ func TestStatusPageInABrowser(t *testing.T) {
 	days := eval[int](t, ctx, `document.querySelectorAll('section[aria-labelledby="ep-flaky"] ol.strip li').length`)
 	firstDay := eval[string](t, ctx, `document.querySelector('section[aria-labelledby="ep-flaky"] ol.strip li:first-child .sr-only').textContent`)
 	lastDay := eval[string](t, ctx, `document.querySelector('section[aria-labelledby="ep-flaky"] ol.strip li:last-child .sr-only').textContent`)
+	// Every text that carries a state (status, outcome, the strip's marks)
+	// has at least 4.5:1 contrast with its own background (WCAG AA).
+	worst := eval[float64](t, ctx, contrastJS)
+	t.Logf("lowest contrast of a state's text: %.2f:1", worst)
+	if worst < 4.5 {
+		t.Errorf("lowest contrast of a state's text %.2f:1, want at least 4.5:1", worst)
+	}
 	shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 	must(t, err)
 	paidStatus := text(t, ctx, `#ep-paid ~ p .status`)
