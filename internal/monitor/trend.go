@@ -28,24 +28,23 @@ type Day struct {
 	Outcome DayOutcome
 }
 
-// Strip is the days UTC days ending with now's, oldest first, from obs (of
-// any ops; those outside the days are ignored).
-func Strip(obs []store.Observation, now time.Time, days int) []Day {
+// Strip is the days UTC days ending with now's, oldest first, from the
+// endpoint's daily counts (those outside the days are ignored).
+func Strip(counts []store.ObservationDay, now time.Time, days int) []Day {
 	today := now.UTC().Truncate(24 * time.Hour)
 	first := today.AddDate(0, 0, -(days - 1))
 	out := make([]Day, days)
 	for i := range out {
 		out[i].Date = first.AddDate(0, 0, i).Format(time.DateOnly)
 	}
-	for _, o := range obs {
-		i := int(o.At.UTC().Sub(first) / (24 * time.Hour))
-		if o.At.Before(first) || i >= days {
+	for _, c := range counts {
+		d := c.Day.UTC().Truncate(24 * time.Hour)
+		i := int(d.Sub(first) / (24 * time.Hour))
+		if d.Before(first) || i >= days {
 			continue
 		}
-		out[i].Checks++
-		if o.Passing {
-			out[i].Passing++
-		}
+		out[i].Checks += int(c.Checks)
+		out[i].Passing += int(c.Passing)
 	}
 	for i := range out {
 		d := &out[i]
@@ -63,21 +62,20 @@ func Strip(obs []store.Observation, now time.Time, days int) []Day {
 	return out
 }
 
-// Share is the passing checks among obs and their count; percent is nil
-// when there is no check (nothing was measured: no figure is invented).
-func Share(obs []store.Observation) (checks int, percent *float64) {
+// Share is the passing checks among the days' and their count; percent is
+// nil when there is no check (nothing was measured: no figure is invented).
+func Share(days []Day) (checks int, percent *float64) {
 	passing := 0
-	for _, o := range obs {
-		if o.Passing {
-			passing++
-		}
+	for _, d := range days {
+		checks += d.Checks
+		passing += d.Passing
 	}
-	if len(obs) == 0 {
+	if checks == 0 {
 		return 0, nil
 	}
 	// One decimal, rounded half up.
-	p := float64(int64(float64(passing)*1000/float64(len(obs))+0.5)) / 10
-	return len(obs), &p
+	p := float64(int64(float64(passing)*1000/float64(checks)+0.5)) / 10
+	return checks, &p
 }
 
 // Change is one change of an op's outcome: the observation after which the

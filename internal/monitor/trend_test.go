@@ -14,16 +14,15 @@ func ob(op string, at time.Time, passing bool) store.Observation {
 func TestStrip(t *testing.T) {
 	now := time.Date(2026, 3, 30, 12, 0, 0, 0, time.UTC)
 	first := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
-	obs := []store.Observation{
-		ob("check", first.Add(-time.Millisecond), false), // the day before the strip: ignored
-		ob("check", first, true),                         // the first instant of day 1
-		ob("check", first.Add(time.Hour), true),
-		ob("check", first.AddDate(0, 0, 1), false),
-		ob("check", first.AddDate(0, 0, 2), true),
-		ob("memo", first.AddDate(0, 0, 2).Add(time.Hour), false),
-		ob("check", now, true),
+	counts := []store.ObservationDay{
+		{Day: first.AddDate(0, 0, -1), Checks: 5, Passing: 5}, // the day before the strip: ignored
+		{Day: first, Checks: 2, Passing: 2},
+		{Day: first.AddDate(0, 0, 1), Checks: 1, Passing: 0},
+		{Day: first.AddDate(0, 0, 2), Checks: 2, Passing: 1},
+		{Day: now.Truncate(24 * time.Hour), Checks: 1, Passing: 1},
+		{Day: now.AddDate(0, 0, 1), Checks: 9, Passing: 0}, // tomorrow: ignored
 	}
-	got := Strip(obs, now, StripDays)
+	got := Strip(counts, now, StripDays)
 	if len(got) != 30 || got[0].Date != "2026-03-01" || got[29].Date != "2026-03-30" {
 		t.Fatalf("days %d, %s..%s", len(got), got[0].Date, got[len(got)-1].Date)
 	}
@@ -38,15 +37,11 @@ func TestStrip(t *testing.T) {
 			t.Errorf("day %d: %+v, want %+v", i, got[i], want)
 		}
 	}
-}
-
-func TestShare(t *testing.T) {
-	if n, p := Share(nil); n != 0 || p != nil {
-		t.Errorf("no checks: %d %v, want 0 and no figure", n, p)
+	if n, p := Share(got); n != 6 || *p != 66.7 {
+		t.Errorf("share: %d %v, want 6 and 66.7 (4 of 6)", n, *p)
 	}
-	obs := []store.Observation{ob("check", t0, true), ob("check", t0, true), ob("check", t0, false)}
-	if n, p := Share(obs); n != 3 || *p != 66.7 {
-		t.Errorf("2 of 3: %d %v, want 3 and 66.7", n, *p)
+	if n, p := Share(Strip(nil, now, StripDays)); n != 0 || p != nil {
+		t.Errorf("no checks: %d %v, want 0 and no figure", n, p)
 	}
 }
 

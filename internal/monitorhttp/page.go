@@ -69,17 +69,32 @@ func dayText(d monitor.Day) string {
 	return strconv.Itoa(d.Passing) + " of " + strconv.Itoa(d.Checks) + " checks passed"
 }
 
-// window is the 30 days' observations of e, oldest first.
-func (h *Handler) window(r *http.Request, e monitor.Endpoint) ([]store.Observation, error) {
-	now := h.cfg.Monitor.NowTime()
-	since := now.UTC().Truncate(24*time.Hour).AddDate(0, 0, -(monitor.StripDays - 1))
-	return h.cfg.Monitor.History.Observations(r.Context(), e.ID, "", since, maxWindow)
+// trend is what the page, the badge and the record read of an endpoint's
+// 30 days: the daily counts (exact, aggregated by the database) and the
+// newest observations (for the last change and an incident's run).
+type trend struct {
+	days   []monitor.Day
+	recent []store.Observation // oldest first, at most recentWindow
 }
 
-// maxWindow bounds one endpoint's 30 days read for the page, the badge and
-// the record: 30 days of 5 ops every 10 s is 1.3 million, so the newest
-// ones are read and the count says so.
-const maxWindow = 200000
+// recentWindow bounds the observations read for the last change and the
+// current run of an incident: the newest ones in the 30 days.
+const recentWindow = 5000
+
+func (h *Handler) trend(r *http.Request, e monitor.Endpoint) (trend, error) {
+	m := h.cfg.Monitor
+	now := m.NowTime()
+	since := now.UTC().Truncate(24*time.Hour).AddDate(0, 0, -(monitor.StripDays - 1))
+	counts, err := m.History.DailyCounts(r.Context(), e.ID, since)
+	if err != nil {
+		return trend{}, err
+	}
+	recent, err := m.History.Observations(r.Context(), e.ID, "", since, recentWindow)
+	if err != nil {
+		return trend{}, err
+	}
+	return trend{days: monitor.Strip(counts, now, monitor.StripDays), recent: recent}, nil
+}
 
 func (h *Handler) endpointPage(r *http.Request, e monitor.Endpoint, link string) (endpointPage, []store.Observation, error) {
 	m := h.cfg.Monitor
@@ -87,10 +102,11 @@ func (h *Handler) endpointPage(r *http.Request, e monitor.Endpoint, link string)
 	if err != nil {
 		return endpointPage{}, nil, err
 	}
-	obs, err := h.window(r, e)
+	tr, err := h.trend(r, e)
 	if err != nil {
 		return endpointPage{}, nil, err
 	}
+	obs := tr.recent
 	p := endpointPage{ID: e.ID, Link: link, Status: string(m.StatusNow(e, latest)), StatusSource: monitor.StatusSource(e), Every: e.Every.String()}
 	for _, op := range e.Ops {
 		row := opRow{Op: op}
@@ -99,11 +115,11 @@ func (h *Handler) endpointPage(r *http.Request, e monitor.Endpoint, link string)
 		}
 		p.Ops = append(p.Ops, row)
 	}
-	for _, d := range monitor.Strip(obs, m.NowTime(), monitor.StripDays) {
+	for _, d := range tr.days {
 		p.Days = append(p.Days, dayCell{Date: d.Date, Text: dayText(d), Mark: dayMarks[d.Outcome], Outcome: d.Outcome})
 	}
 	var pct *float64
-	p.Checks, pct = monitor.Share(obs)
+	p.Checks, pct = monitor.Share(tr.days)
 	if pct != nil {
 		p.Percent = strconv.FormatFloat(*pct, 'f', 1, 64)
 	}

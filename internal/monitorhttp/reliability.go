@@ -52,7 +52,7 @@ type RecordIncident struct {
 }
 
 // RecordOf builds e's record from its latest observations and its 30 days.
-func RecordOf(m *monitor.Monitor, e monitor.Endpoint, latest map[string]store.Observation, window []store.Observation) Record {
+func RecordOf(m *monitor.Monitor, e monitor.Endpoint, latest map[string]store.Observation, days []monitor.Day, window []store.Observation) Record {
 	r := Record{
 		Source: RecordSource, Version: buildinfo.Version, ServiceID: e.ID, Status: string(m.StatusNow(e, latest)),
 		EndpointURL: e.URL, NotMeasured: []string{NotMeasuredPaidDelivery}, GeneratedAt: criteria.Timestamp(m.NowTime()),
@@ -83,7 +83,7 @@ func RecordOf(m *monitor.Monitor, e monitor.Endpoint, latest map[string]store.Ob
 		r.TermsSHA256 = &h
 	}
 	var pct *float64
-	r.Checks30d, pct = monitor.Share(window)
+	r.Checks30d, pct = monitor.Share(days)
 	if pct != nil {
 		s := strconv.FormatFloat(*pct, 'f', 1, 64)
 		r.PassingPercent30d = &s
@@ -106,12 +106,12 @@ func (h *Handler) reliability(w http.ResponseWriter, r *http.Request) {
 		writeError(w, 0, "internal_error")
 		return
 	}
-	window, err := h.window(r, e)
+	tr, err := h.trend(r, e)
 	if err != nil {
 		writeError(w, 0, "internal_error")
 		return
 	}
-	signed, err := report.Sign(RecordOf(h.cfg.Monitor, e, latest, window), *h.cfg.Key)
+	signed, err := report.Sign(RecordOf(h.cfg.Monitor, e, latest, tr.days, tr.recent), *h.cfg.Key)
 	if err != nil {
 		writeError(w, 0, "internal_error")
 		return

@@ -25,9 +25,21 @@ type History interface {
 	// ok is false when there is none.
 	LatestObservation(ctx context.Context, endpoint, op string) (o Observation, ok bool, err error)
 
+	// DailyCounts counts endpoint's observations (every op) taken at or
+	// after since, per UTC day, oldest day first; days with none are left
+	// out.
+	DailyCounts(ctx context.Context, endpoint string, since time.Time) ([]ObservationDay, error)
+
 	// PruneObservations deletes the observations taken before before and
 	// returns how many it deleted.
 	PruneObservations(ctx context.Context, before time.Time) (int64, error)
+}
+
+// ObservationDay is one UTC day's observations of an endpoint.
+type ObservationDay struct {
+	Day     time.Time // 00:00 UTC
+	Checks  int64
+	Passing int64
 }
 
 // Observation is one scheduled check of one endpoint by one op.

@@ -26,6 +26,7 @@ func RunHistory(t *testing.T, open func(t *testing.T) store.History) {
 		{"history/endpoints_and_ops_kept_apart", testHistoryApart},
 		{"history/latest", testHistoryLatest},
 		{"history/prune_edge_keeps_at_retention", testHistoryPrune},
+		{"history/daily_counts_per_utc_day", testHistoryDaily},
 		{"history/invalid_refused_writes_nothing", testHistoryInvalid},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -244,5 +245,42 @@ func testHistoryInvalid(t *testing.T, h store.History) {
 	o.Endpoint = string(slices.Repeat([]byte{'a'}, 64))
 	if !add(t, h, o) {
 		t.Error("64-character id not added")
+	}
+}
+
+func testHistoryDaily(t *testing.T, h store.History) {
+	day := time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)
+	for i, o := range []store.Observation{
+		obs("e", "check", 1, day.Add(-time.Millisecond)), // the day before
+		obs("e", "check", 2, day),                        // the first instant of the day
+		obs("e", "memo", 2, day.Add(23*time.Hour)),
+		obs("e", "check", 3, day.Add(24*time.Hour-time.Millisecond)),
+		obs("e", "check", 4, day.Add(24*time.Hour)), // the next day
+		obs("f", "check", 1, day),                   // another endpoint
+	} {
+		if i == 2 || i == 4 {
+			o.Passing = false
+		}
+		add(t, h, o)
+	}
+	got, err := h.DailyCounts(context.Background(), "e", day.Add(-time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []store.ObservationDay{
+		{Day: day.AddDate(0, 0, -1), Checks: 1, Passing: 1},
+		{Day: day, Checks: 3, Passing: 2},
+		{Day: day.AddDate(0, 0, 1), Checks: 1, Passing: 0},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %+v, want %+v", got, want)
+	}
+	for i := range want {
+		if !got[i].Day.Equal(want[i].Day) || got[i].Checks != want[i].Checks || got[i].Passing != want[i].Passing {
+			t.Errorf("day %d: %+v, want %+v", i, got[i], want[i])
+		}
+	}
+	if got, _ := h.DailyCounts(context.Background(), "e", day); len(got) != 2 {
+		t.Errorf("since the day: %d days, want 2", len(got))
 	}
 }

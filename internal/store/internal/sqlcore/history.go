@@ -32,6 +32,11 @@ SELECT endpoint, op, slot, at_ms, passing, state, reasons, duration_ms, terms_sh
 FROM observations WHERE endpoint = $1 AND op = $2
 ORDER BY at_ms DESC, slot DESC LIMIT 1`
 	pruneObservationsSQL = `DELETE FROM observations WHERE at_ms < $1`
+	// Integer division on both databases: whole UTC days since the epoch.
+	dailyCountsSQL = `
+SELECT at_ms / 86400000, COUNT(*), CAST(SUM(passing) AS BIGINT)
+FROM observations WHERE endpoint = $1 AND at_ms >= $2
+GROUP BY at_ms / 86400000 ORDER BY 1`
 )
 
 // AddObservation implements store.History.
@@ -96,6 +101,27 @@ func (s *Store) LatestObservation(ctx context.Context, endpoint, op string) (sto
 		return store.Observation{}, false, err
 	}
 	return o, true, nil
+}
+
+// DailyCounts implements store.History.
+func (s *Store) DailyCounts(ctx context.Context, endpoint string, since time.Time) ([]store.ObservationDay, error) {
+	if !store.ValidID(endpoint) {
+		return nil, store.ErrInvalidObservation
+	}
+	rows, err := s.db.Query(ctx, dailyCountsSQL, endpoint, since.UnixMilli())
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []store.ObservationDay
+	for rows.Next() {
+		var day, checks, passing int64
+		if err := rows.Scan(&day, &checks, &passing); err != nil {
+			return nil, err
+		}
+		out = append(out, store.ObservationDay{Day: time.UnixMilli(day * 86400000).UTC(), Checks: checks, Passing: passing})
+	}
+	return out, rows.Err()
 }
 
 // PruneObservations implements store.History.
