@@ -27,14 +27,15 @@ import (
 )
 
 func init() {
-	register(command{"monitor", "watch endpoints on a schedule: history, JSON API (docs/monitor.md)", runMonitor})
+	register(command{"monitor", "watch endpoints on a schedule: history, API, status page, badges, webhooks, metrics, signed records", runMonitor})
 }
 
 const monitorUsage = "monitor --config FILE [--store sqlite:PATH|postgres://…] [--data-dir DIR] [--addr ADDR] [--public-url URL] [--allow-private] [--key-dir DIR]"
 
 const monitorNote = `Runs every configured endpoint's ops on their schedule (River jobs in the store's database;
-several instances on one PostgreSQL run each check once) and serves the history: /api/v1/endpoints,
-/api/v1/endpoints/{id}, /api/v1/endpoints/{id}/history?op=&since=. docs/monitor.md.
+several instances on one PostgreSQL run each check once) and serves what it observed: the JSON API
+(/api/v1/endpoints…), the status page (/status), badges (/badge/{id}.svg|.json), signed webhooks,
+/metrics and /probe, and signed reliability records (/api/v1/reliability/{id}). docs/monitor.md.
 exit status: 0 shut down gracefully; 1 could not start or serve; 2 bad usage or a bad configuration.`
 
 type monitorFlags struct {
