@@ -159,7 +159,9 @@ func startMonitor(ctx context.Context, e Env, cfg *monitor.Config, st store.Stor
 		}
 		receivers = append(receivers, schedule.Receiver{Index: i, URL: w.URL, Secret: []byte(secret)})
 	}
-	sched, err := schedule.Open(ctx, schedule.Options{DB: scheduleDB(dsn, dataDir), Monitor: m, Logger: logger,
+	// River's own lines only from warnings up: the check lines are ours.
+	riverLog := slog.New(slog.NewTextHandler(e.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	sched, err := schedule.Open(ctx, schedule.Options{DB: scheduleDB(dsn, dataDir), Monitor: m, Logger: riverLog,
 		Receivers: receivers, Post: e.poster(allowPrivate), Now: e.now(), DeliveryResult: metrics.Delivery})
 	if err != nil {
 		return nil, err
