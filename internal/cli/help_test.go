@@ -12,7 +12,7 @@ import (
 var helpCommands = [][]string{
 	{"check"}, {"memo"}, {"probe"}, {"criteria"}, {"corpus"}, {"scan"}, {"reliability"},
 	{"serve"}, {"verify"}, {"ledger", "backfill"}, {"ledger", "refund"}, {"ledger", "export"},
-	{"ledger", "tripwires"}, {"store", "migrate"}, {"monitor"}, {"webhook", "verify"},
+	{"ledger", "tripwires"}, {"store", "migrate"}, {"preflight"}, {"terms-hash"}, {"mcp"}, {"lint"}, {"monitor"}, {"webhook", "verify"},
 }
 
 var (
@@ -99,6 +99,10 @@ func TestUsageMistakesSayWhatIsWrong(t *testing.T) {
 		want string
 	}{
 		{[]string{"check"}, "give exactly one URL"},
+		{[]string{"preflight", "a", "b"}, "give exactly one URL"},
+		{[]string{"preflight", "--max-amount", "x", goldenURL}, "--max-amount must be a decimal integer of atomic units"},
+		{[]string{"terms-hash", "a", "b"}, "give at most one FILE"},
+		{[]string{"mcp", "--http", "0.0.0.0:1"}, "--http listens on loopback only"},
 		{[]string{"memo", "a", "b"}, "give exactly one URL"},
 		{[]string{"memo", "--expect-closed", goldenURL}, "flag provided but not defined: -expect-closed"},
 		{[]string{"probe", "--expect", "BOUND", goldenURL}, "flag provided but not defined: -expect"},

@@ -1,8 +1,15 @@
 package cli
 
 import (
+	"context"
+	"io"
 	"strings"
 	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/exchangerebel/payability/internal/ops"
 )
 
 func TestMCPCommandUsage(t *testing.T) {
@@ -33,5 +40,46 @@ func TestLoopbackAddr(t *testing.T) {
 		if got := loopbackAddr(addr); got != want {
 			t.Errorf("%s: %v, want %v", addr, got, want)
 		}
+	}
+}
+
+// lineWriter hands each write to a channel: the test waits for the server's
+// start line instead of racing it.
+type lineWriter chan string
+
+func (w lineWriter) Write(p []byte) (int, error) {
+	select {
+	case w <- string(p):
+	default:
+	}
+	return len(p), nil
+}
+
+func TestMCPStreamableHTTPOnLoopback(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	started := make(lineWriter, 1)
+	e := Env{Getenv: func(string) string { return "" }, Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: started,
+		NewFetcher: func(bool) ops.Fetcher { return loopbackFetcher() }, Now: func() time.Time { return fixedEnd }}
+	done := make(chan int, 1)
+	go func() { done <- e.Run(ctx, []string{"mcp", "--http", "127.0.0.1:0"}) }()
+	line := <-started
+	addr, ok := strings.CutPrefix(strings.TrimSpace(line), "payability mcp: streamable HTTP on ")
+	if !ok {
+		t.Fatalf("start line %q", line)
+	}
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "0"}, nil).Connect(ctx,
+		&sdk.StreamableClientTransport{Endpoint: addr, DisableStandaloneSSE: true}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := cs.ListTools(ctx, nil)
+	if err != nil || len(res.Tools) != 8 {
+		t.Fatalf("tools %v: %v", res, err)
+	}
+	cs.Close()
+	cancel()
+	if code := <-done; code != ExitOK {
+		t.Errorf("exit %d after the context ended", code)
 	}
 }

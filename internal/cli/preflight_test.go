@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"bytes"
+	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
@@ -13,6 +15,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/exchangerebel/payability/internal/capture"
+	"github.com/exchangerebel/payability/internal/corpus"
+	"github.com/exchangerebel/payability/internal/lint"
+	"github.com/exchangerebel/payability/internal/ops"
+	"github.com/exchangerebel/payability/internal/preflight"
 	"github.com/exchangerebel/payability/internal/report"
 	"github.com/exchangerebel/payability/internal/target"
 )
@@ -163,4 +170,95 @@ func TestCriteriaX402Preflight(t *testing.T) {
 func sha256Hex(s string) string {
 	sum := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(sum[:])
+}
+
+// preflightScene builds a record from captures (the decision is preflight's;
+// these goldens pin the rendering).
+func preflightScene(decide func(in *preflight.Input)) ops.PreflightReport {
+	doc := `{"x402Version":2,"error":"Payment required","resource":{"url":"https://seller.example/api/paid"},"accepts":[{"scheme":"exact","network":"eip155:8453","amount":"1000","asset":"0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913","payTo":"0x209693Bc6afc0C5328bA36FaF03C514EF312287C","maxTimeoutSeconds":60,"extra":{"name":"USD Coin","version":"2"}}]}`
+	unpaid := capture.Capture{Outcome: capture.OK, Status: 402, Header: capture.Header{"Payment-Required": {base64.StdEncoding.EncodeToString([]byte(doc))}}, Body: []byte("{}")}
+	ok := func(status int, body string) capture.Capture {
+		return capture.Capture{Outcome: capture.OK, Status: status, Header: capture.Header{}, Body: []byte(body)}
+	}
+	in := preflight.Input{
+		Lint:       []preflight.Fetch{{Method: "GET", Capture: unpaid}},
+		LintResult: lint.Result{Status: 402, Conforms: true, Findings: []lint.Finding{}, Entries: []lint.EntrySummary{{Index: 0, Leg: lint.LegHeader, X402Version: 2, Scheme: "exact", Network: "eip155:8453"}}},
+		Second:     &unpaid,
+		Answers: []preflight.Answer{
+			{ID: preflight.ProbeP1, Method: "GET", Capture: ok(402, `{"error":"invalid_exact_evm_payload_signature"}`)},
+			{ID: preflight.ProbeP2, Method: "GET", Capture: ok(400, "")},
+			{ID: preflight.ProbeHead, Method: "HEAD", Capture: ok(402, "")},
+			{ID: preflight.ProbeOther, Method: "POST", Capture: ok(405, "")},
+		},
+	}
+	decide(&in)
+	return ops.NewPreflightReport(goldenURL, fixedEnd, preflight.Evaluate(in))
+}
+
+func TestPreflightGoldens(t *testing.T) {
+	tests := []struct {
+		name string
+		mut  func(in *preflight.Input)
+	}{
+		{"preflight-go", func(*preflight.Input) {}},
+		{"preflight-hold", func(in *preflight.Input) {
+			in.Answers[0].Capture = in.Lint[0].Capture
+			in.Answers[2].Capture.Status = 200
+			in.CORTX = &preflight.CORTX{Action: "unverified", Rule: "not_monitored"}
+		}},
+		{"preflight-stop", func(in *preflight.Input) { in.Answers[1].Capture.Status = 200 }},
+		{"preflight-not-402", func(in *preflight.Input) {
+			in.Lint = []preflight.Fetch{{Method: "GET", Capture: capture.Capture{Outcome: capture.OK, Status: 200}}, {Method: "POST", Capture: capture.Capture{Outcome: capture.Timeout}}}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rep := preflightScene(tt.mut)
+			var b bytes.Buffer
+			RenderPreflight(&b, rep, false)
+			golden(t, tt.name+".txt", b.String())
+			js, err := PreflightJSON(rep, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			golden(t, tt.name+".json", strings.ReplaceAll(string(js), corpus.PreflightRef().SHA256, "<corpus-pin>"))
+		})
+	}
+}
+
+// TestREADMEMainJobCommand: the quick start's main-job command parses and
+// runs as written (against a fetcher that answers nothing, so no packet
+// leaves the machine): STOP not_402, exit 20.
+func TestREADMEMainJobCommand(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var args []string
+	for _, line := range strings.Split(string(raw), "\n") {
+		if rest, ok := strings.CutPrefix(line, "go run ./cmd/payability "); ok {
+			args = strings.Fields(rest)
+			break
+		}
+	}
+	if len(args) == 0 || args[0] != "preflight" {
+		t.Fatalf("the README's main job is %v, want preflight", args)
+	}
+	out, errOut, code := runCLI(t, deadFetcher{}, false, nil, args...)
+	if code != ExitPreflightStop || !strings.Contains(out, "not_402") {
+		t.Errorf("exit %d\n%s%s", code, out, errOut)
+	}
+}
+
+// deadFetcher answers every request as a failed DNS look-up, sending nothing.
+type deadFetcher struct{}
+
+func (deadFetcher) Get(context.Context, string) capture.Capture {
+	return capture.Capture{Outcome: capture.Failed, Error: capture.DNSFailed}
+}
+func (d deadFetcher) RunProbes(ctx context.Context, url string) []capture.Capture {
+	return []capture.Capture{d.Get(ctx, url)}
+}
+func (d deadFetcher) Do(ctx context.Context, r target.Request) capture.Capture {
+	return d.Get(ctx, r.URL)
 }

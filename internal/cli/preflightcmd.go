@@ -81,7 +81,7 @@ func readBounded(e Env, name string, limit int) ([]byte, error) {
 
 func runPreflight(ctx context.Context, e Env, args []string) int {
 	fs := newFlagSet(e, "preflight",
-		"preflight URL [--method GET|POST] [--body JSON|@FILE] [--network CAIP2] [--scheme S] [--asset ADDR] [--max-amount ATOMIC] [--service-id ID] [--json] [--allow-private] [--sign-key FILE]",
+		"preflight URL [--method GET|POST] [--body JSON|@FILE] [--network CAIP2] [--scheme S] [--asset ADDR] [--max-amount ATOMIC] [--service-id ID [--cortx-api URL]] [--json] [--allow-private] [--sign-key FILE]",
 		preflightNote)
 	var p preflightFlags
 	fs.StringVar(&p.method, "method", "", "the gated `METHOD`, GET or POST (default: GET, then POST when GET is not a 402)")
@@ -119,11 +119,6 @@ func runPreflight(ctx context.Context, e Env, args []string) int {
 	runner := ops.Runner{Fetcher: e.fetcher(*allowPrivate), Now: e.now()}
 	rep, err := runner.Preflight(ctx, req)
 	if err != nil {
-		var ie *reliability.InputError
-		if errors.As(err, &ie) {
-			fmt.Fprintf(e.Stderr, "payability: %s\n", ie.Error())
-			return exitUsage
-		}
 		return refusal(e, err)
 	}
 	if *asJSON || key != nil {
@@ -194,7 +189,7 @@ func RenderPreflight(w io.Writer, rep ops.PreflightReport, colour bool) {
 		fmt.Fprintf(w, "  %-14s %-4s %s\n", f.Role+" fetch", f.Method, outcomeText(string(f.Outcome), f.Status))
 	}
 	if rep.Lint != nil {
-		fmt.Fprintf(w, "  %-14s %d errors, %d warnings, %d entries\n", "lint", rep.Lint.Errors, rep.Lint.Warnings, rep.Lint.Entries)
+		fmt.Fprintf(w, "  %-14s %d errors, %d warnings (%s)\n", "lint", rep.Lint.Errors, rep.Lint.Warnings, plural(rep.Lint.Entries, "entry", "entries"))
 	}
 	if s := rep.SelectedEntry; s != nil {
 		fmt.Fprintf(w, "  %-14s %s accepts[%d]: x402 v%d, %s on %s\n", "selected", s.Leg, s.Index, s.X402Version, s.Scheme, s.Network)
@@ -203,7 +198,7 @@ func RenderPreflight(w io.Writer, rep ops.PreflightReport, colour bool) {
 		fmt.Fprintf(w, "  %-14s %s\n", "terms_sha256", *rep.TermsSHA256)
 	}
 	if rep.Lint != nil {
-		fmt.Fprintf(w, "  %-14s memo %s, nonce %s\n", "second fetch", rep.Challenge.Memo, rep.Challenge.Nonce)
+		fmt.Fprintf(w, "  %-14s memo %s, nonce %s\n", "freshness", rep.Challenge.Memo, rep.Challenge.Nonce)
 	}
 	for _, pr := range append(append([]preflight.ProbeRecord{}, rep.Probes...), rep.MethodMatrix...) {
 		if rep.Lint == nil {
@@ -232,4 +227,11 @@ func outcomeText(outcome string, status int) string {
 		return fmt.Sprintf("(%d)", status)
 	}
 	return "(" + outcome + ")"
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }

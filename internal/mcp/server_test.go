@@ -9,6 +9,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -17,6 +19,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/goleak"
 
+	"github.com/exchangerebel/payability/internal/buildinfo"
 	"github.com/exchangerebel/payability/internal/ops"
 	"github.com/exchangerebel/payability/internal/reliability"
 	"github.com/exchangerebel/payability/internal/report"
@@ -289,5 +292,26 @@ func TestCheckToolRunsTheOp(t *testing.T) {
 	m := structured(t, res)
 	if res.IsError || m["op"] != "check" || m["state"] == nil || text(res) == "" {
 		t.Errorf("check %v %q", m, text(res))
+	}
+}
+
+// TestRegistryFile: server.json at the repository root names this server and
+// its version, within the registry's limits.
+func TestRegistryFile(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("..", "..", "server.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s struct {
+		Schema      string `json:"$schema"`
+		Name        string `json:"name"`
+		Description string `json:"description"`
+		Version     string `json:"version"`
+	}
+	if err := json.Unmarshal(raw, &s); err != nil {
+		t.Fatal(err)
+	}
+	if s.Version != buildinfo.Version || s.Name != "io.github.exchangerebel/payability" || len(s.Description) > 100 || s.Schema == "" {
+		t.Errorf("server.json %+v", s)
 	}
 }

@@ -69,9 +69,9 @@ func (r PreflightReport) ExitCode() int {
 // Preflight runs x402-preflight/v1 against req.URL: the lint fetch (and
 // lint), the second fetch, the payment probes and the method matrix, each
 // through the Fetcher's limits, then the optional CORTX check; then it
-// decides. The only errors are a URL-policy refusal (*target.PolicyError),
-// a refused CORTX input (*reliability.InputError) and a Fetcher that cannot
-// send POST and HEAD (ErrNoRequester); a broken target is a decision.
+// decides. The only errors are a URL-policy refusal (*target.PolicyError)
+// and a Fetcher that cannot send POST and HEAD (ErrNoRequester); a broken
+// target, or a CORTX check that could not run, is a decision.
 func (r Runner) Preflight(ctx context.Context, req PreflightRequest) (PreflightReport, error) {
 	if err := target.CheckURL(req.URL); err != nil {
 		return PreflightReport{}, err
@@ -120,11 +120,12 @@ func (r Runner) Preflight(ctx context.Context, req PreflightRequest) (PreflightR
 	}
 	if req.ServiceID != "" {
 		rc := reliability.Client{Fetcher: r.Fetcher, API: req.CORTXAPI, AllowHTTP: req.CORTXAllowHTTP, Now: r.Now}
-		res, err := rc.Check(ctx, req.ServiceID, req.URL)
-		if err != nil {
-			return PreflightReport{}, err
+		// A check refused before any request (the URL cannot be bound to a
+		// record: CORTX binds https URLs only) did not run: cortx_unverified.
+		in.CORTX = &preflight.CORTX{}
+		if res, err := rc.Check(ctx, req.ServiceID, req.URL); err == nil {
+			in.CORTX = &preflight.CORTX{Action: string(res.Decision.Action), Rule: string(res.Decision.Rule)}
 		}
-		in.CORTX = &preflight.CORTX{Action: string(res.Decision.Action), Rule: string(res.Decision.Rule)}
 	}
 	res := preflight.Evaluate(in)
 	end := r.now()

@@ -189,3 +189,15 @@ func TestPreflightRefusesAPolicyURL(t *testing.T) {
 		t.Fatal("no refusal")
 	}
 }
+
+func TestPreflightCORTXThatCannotBindIsUnverified(t *testing.T) {
+	// The loopback seller is http: CORTX binds https URLs only, so the check
+	// is refused before any request and the preflight holds.
+	rep := preflightRun(t, &seller{gated: http.MethodGet, mode: "closed"}, PreflightRequest{ServiceID: "svc-1"})
+	if rep.Decision != preflight.Hold || !reflect.DeepEqual(rep.Reasons, []preflight.Reason{preflight.ReasonCortxUnverified}) {
+		t.Fatalf("decision %s %v", rep.Decision, rep.Reasons)
+	}
+	if rep.CORTX == nil || rep.CORTX.Action != "" {
+		t.Errorf("cortx %+v", rep.CORTX)
+	}
+}

@@ -86,6 +86,15 @@ func TestDecisionTable(t *testing.T) {
 		}, Stop, []Reason{ReasonNoPayableEntry, ReasonPaymentNotVerified}},
 		{"over_budget", func(in *Input) { in.Options.MaxAmount = "999" }, Stop, []Reason{ReasonOverBudget, ReasonPaymentNotVerified}},
 		{"within budget at the edge", func(in *Input) { in.Options.MaxAmount = "1000" }, Go, nil},
+		{"over_budget: an amount that is no decimal integer is never within a budget", func(in *Input) {
+			e := solEntry("1e3")
+			u := v2(e)
+			in.Lint[0].Capture, in.Second = u, &u
+			in.Options.MaxAmount = "100000"
+		}, Stop, []Reason{ReasonOverBudget, ReasonPaymentNotVerified}},
+		{"an over-cap unpaid 402 is still a 402 (its header leg is read)", func(in *Input) {
+			in.Lint[0].Capture.Outcome, in.Lint[0].Capture.Body = capture.OverCap, nil
+		}, Go, nil},
 		{"fail_open: P1 answered 200", func(in *Input) { setAnswer(in, ProbeP1, status(200, `data`, nil)) }, Stop, []Reason{ReasonFailOpen}},
 		{"fail_open: P2 answered 200", func(in *Input) { setAnswer(in, ProbeP2, status(200, `data`, nil)) }, Stop, []Reason{ReasonFailOpen}},
 		{"resource_mismatch", func(in *Input) {

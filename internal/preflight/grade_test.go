@@ -31,6 +31,8 @@ func TestGradeRules(t *testing.T) {
 		{"402 with a body detail is CLOSED", unpaid, status(402, `{"detail":"expired"}`, nil), Closed},
 		{"402 with a PAYMENT-REQUIRED error is CLOSED", status(402, `{}`, nil), status(402, `{}`, prHeader(`{"x402Version":2,"error":"invalid_exact_svm_payload_transaction"}`)), Closed},
 		{"402 with PAYMENT-RESPONSE success false is CLOSED", unpaid, status(402, `{"error":"`+unpaidError+`"}`, paymentResponse(`{"success":false,"errorReason":"x"}`)), Closed},
+		{"over-cap 402 with a new PAYMENT-REQUIRED error is CLOSED (headers are read)", status(402, `{}`, nil), capture.Capture{Outcome: capture.OverCap, Status: 402, Header: prHeader(`{"error":"invalid_payload"}`)}, Closed},
+		{"over-cap 402 with only a body is NOT-EVALUATED (the body was not kept)", unpaid, capture.Capture{Outcome: capture.OverCap, Status: 402}, NotEvaluated},
 		{"400 is CLOSED", unpaid, status(400, `nope`, nil), Closed},
 		{"422 is CLOSED", unpaid, status(422, ``, nil), Closed},
 		{"402 repeating the unpaid error is NOT-EVALUATED", unpaid, status(402, `{"error":"`+unpaidError+`"}`, nil), NotEvaluated},
