@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/riverqueue/river/rivertype"
+
 	"github.com/exchangerebel/payability/internal/monitor"
 	"github.com/exchangerebel/payability/internal/schedule"
 	"github.com/exchangerebel/payability/internal/webhook"
@@ -187,5 +189,54 @@ func TestWebhookWhenTheSellerStops(t *testing.T) {
 	h.stop()
 	if len(rc.events) != 1 || got[0].From != "passing" || got[0].To != "failing" || len(got[0].Reasons) != 1 || got[0].Reasons[0] != "fetch_failed" {
 		t.Errorf("events %+v, want one passing → failing (fetch_failed)", rc.events)
+	}
+}
+
+// immediately retries a failed job at once, so a test of the attempts'
+// bound does not wait on the backoff.
+type immediately struct{}
+
+func (immediately) NextRetry(*rivertype.JobRow) time.Time { return time.Now() }
+
+// TestWebhookAttemptsAreBounded: a receiver that always fails gets exactly
+// the bounded number of attempts, the last one counted as given up.
+func TestWebhookAttemptsAreBounded(t *testing.T) {
+	secret := []byte("whsec-test")
+	rc := newReceiver(t, secret)
+	rc.failNext = 1 << 30
+	s := newSeller(t)
+	var mu sync.Mutex
+	results := map[string]int{}
+	h := newHarnessWith(t, endpointsConfig(time.Minute, monitor.Endpoint{ID: "s", URL: s.URL + "/paid", Ops: []string{"check"}}),
+		func(o *schedule.Options) {
+			o.Receivers = []schedule.Receiver{{Index: 0, URL: rc.URL, Secret: secret}}
+			o.WebhookAttempts = 3
+			o.RetryPolicy = immediately{}
+			o.DeliveryResult = func(_ int, r string) { mu.Lock(); results[r]++; mu.Unlock() }
+		})
+	h.check("s", "check")
+	h.advance(time.Minute)
+	s.broken.Store(true)
+	h.check("s", "check")
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		mu.Lock()
+		done := results[schedule.DeliveryGaveUp]
+		mu.Unlock()
+		if done > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("never gave up: %v", results)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	h.stop()
+	mu.Lock()
+	defer mu.Unlock()
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	if rc.seen != 3 || results[schedule.DeliveryRetry] != 2 || results[schedule.DeliveryGaveUp] != 1 || len(rc.events) != 0 {
+		t.Errorf("%d deliveries, results %v; want 3 (2 retries, then given up)", rc.seen, results)
 	}
 }

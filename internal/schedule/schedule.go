@@ -151,11 +151,16 @@ type Options struct {
 	DeliveryResult func(webhook int, result string)
 	// Now is the signatures' clock (default time.Now).
 	Now func() time.Time
+	// WebhookAttempts bounds each delivery (default WebhookAttempts).
+	WebhookAttempts int
+	// RetryPolicy spaces retries (default River's exponential backoff);
+	// tests make it immediate so no test waits on the backoff.
+	RetryPolicy river.ClientRetryPolicy
 }
 
 // Scheduler is one instance's River client.
 type Scheduler struct {
-	insert func(ctx context.Context, args river.JobArgs) (bool, error)
+	insert func(ctx context.Context, args river.JobArgs, opts *river.InsertOpts) (bool, error)
 	start  func(ctx context.Context) error
 	stop   func(ctx context.Context) error
 	close  func()
@@ -186,6 +191,7 @@ func Open(ctx context.Context, o Options) (*Scheduler, error) {
 		RescueStuckJobsAfter: rescueAfter,
 		FetchPollInterval:    o.PollInterval,
 		MaxAttempts:          CheckAttempts,
+		RetryPolicy:          o.RetryPolicy,
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
@@ -244,8 +250,8 @@ func Open(ctx context.Context, o Options) (*Scheduler, error) {
 
 func wrap[TTx any](c *river.Client[TTx], closeDB func()) *Scheduler {
 	return &Scheduler{
-		insert: func(ctx context.Context, args river.JobArgs) (bool, error) {
-			res, err := c.Insert(ctx, args, nil)
+		insert: func(ctx context.Context, args river.JobArgs, opts *river.InsertOpts) (bool, error) {
+			res, err := c.Insert(ctx, args, opts)
 			if err != nil {
 				return false, err
 			}
@@ -263,11 +269,15 @@ func (s *Scheduler) tell(o Options) *Scheduler {
 	if len(o.Receivers) == 0 {
 		return s
 	}
+	attempts := o.WebhookAttempts
+	if attempts <= 0 {
+		attempts = WebhookAttempts
+	}
 	o.Monitor.Changed = func(ctx context.Context, prev, cur store.Observation) error {
 		ev := eventOf(prev, cur)
 		body := string(ev.Body())
 		for _, r := range o.Receivers {
-			if _, err := s.insert(ctx, WebhookArgs{Webhook: r.Index, EventID: ev.ID, Body: body}); err != nil {
+			if _, err := s.insert(ctx, WebhookArgs{Webhook: r.Index, EventID: ev.ID, Body: body}, &river.InsertOpts{MaxAttempts: attempts}); err != nil {
 				return err
 			}
 		}
@@ -309,12 +319,12 @@ func (s *Scheduler) Close() { s.close() }
 // Enqueue inserts one check; false when that endpoint's op already has a
 // job for slot (unique by endpoint, op and slot).
 func (s *Scheduler) Enqueue(ctx context.Context, endpoint, op string, slot int64) (bool, error) {
-	return s.insert(ctx, CheckArgs{Endpoint: endpoint, Op: op, Slot: slot})
+	return s.insert(ctx, CheckArgs{Endpoint: endpoint, Op: op, Slot: slot}, nil)
 }
 
 // EnqueuePrune inserts one pruning for slot.
 func (s *Scheduler) EnqueuePrune(ctx context.Context, slot int64) (bool, error) {
-	return s.insert(ctx, PruneArgs{Slot: slot})
+	return s.insert(ctx, PruneArgs{Slot: slot}, nil)
 }
 
 // OpenSQLite opens River's own pool on the store's SQLite file: one
