@@ -12,6 +12,7 @@ import (
 
 	"github.com/exchangerebel/payability/internal/buildinfo"
 	"github.com/exchangerebel/payability/internal/chain"
+	"github.com/exchangerebel/payability/internal/format"
 	"github.com/exchangerebel/payability/internal/lint"
 	"github.com/exchangerebel/payability/internal/ops"
 )
@@ -32,14 +33,13 @@ const lintExitNote = `exit status:
 
 func runLint(ctx context.Context, e Env, args []string) int {
 	fs := newFlagSet(e, "lint",
-		"lint [--json] [--allow-private] [--method GET|POST] [--body JSON|@FILE] [--fail-on error|warn|never] [--solana-rpc URL] [--evm-rpc URL] URL",
+		"lint [--json] [--format FORMAT[=FILE]]... [--allow-private] [--method GET|POST] [--body JSON|@FILE] [--fail-on error|warn|never] [--solana-rpc URL] [--evm-rpc URL] URL",
 		"Grades one response of URL against the published rules x402-lint/v1 (payability criteria x402-lint): the v2 PAYMENT-REQUIRED header, the v1 JSON body, every accepts entry, HTTP hygiene and extensions; with an RPC URL, the chain accounts the entries name.",
 		lintExitNote)
-	asJSON := fs.Bool("json", false, "print the report as JSON (docs/report-format.md)")
+	out := addOutputFlags(fs, format.FailOnError)
 	allowPrivate := fs.Bool("allow-private", false, "allow loopback and private addresses for the target and the RPC nodes (a seller's staging)")
 	method := fs.String("method", "GET", "the request `METHOD`: GET or POST")
 	body := fs.String("body", "", "the POST body: `JSON` text, or @FILE to read it from a file (default {})")
-	failOn := fs.String("fail-on", "error", "exit 3 when a finding is at or above `LEVEL`: error, warn or never")
 	solanaRPC := fs.String("solana-rpc", "", "check Solana chain readiness through the JSON-RPC node at `URL` (opt-in)")
 	evmRPC := fs.String("evm-rpc", "", "check the EVM EIP-712 domain through the JSON-RPC node at `URL` (opt-in)")
 	pos, err := parseFlags(e, fs, args)
@@ -53,8 +53,8 @@ func runLint(ctx context.Context, e Env, args []string) int {
 	if m != http.MethodGet && m != http.MethodPost {
 		return usageError(e, fs, "--method must be GET or POST")
 	}
-	if !oneOf(*failOn, []string{"error", "warn", "never"}) {
-		return usageError(e, fs, "--fail-on must be error, warn or never")
+	if err := out.check("text"); err != nil {
+		return usageError(e, fs, "%v", err)
 	}
 	var reqBody []byte
 	if *body != "" {
@@ -79,24 +79,15 @@ func runLint(ctx context.Context, e Env, args []string) int {
 	if err != nil {
 		return refusal(e, err)
 	}
-	if *asJSON {
-		enc := json.NewEncoder(e.Stdout)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		err = enc.Encode(rep)
-	} else {
-		err = renderLint(e.Stdout, rep)
-	}
-	if err != nil {
-		fmt.Fprintf(e.Stderr, "payability: writing the report failed: %v\n", err)
-		return ExitInternal
+	if code := out.writeReport(e, rep); code != ExitOK {
+		return code
 	}
 	if !*allowPrivate && nonPublicLiteral(pos[0]) && rep.Status == 0 {
 		fmt.Fprintln(e.Stderr, "payability: note: the address guard refuses loopback and private addresses; use --allow-private to lint a staging endpoint")
 	}
-	errs, warns := rep.Counts()
-	switch {
-	case *failOn == "error" && errs > 0, *failOn == "warn" && errs+warns > 0:
+	// A finding at or above --fail-on: the overall counts errors and
+	// warnings only, as lint's exit status always did (info never counts).
+	if out.tripped(e, format.FromReport(rep).Overall()) {
 		return ExitUnexpected
 	}
 	return ExitOK

@@ -2,13 +2,13 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/netip"
 	"net/url"
 	"strings"
 
 	"github.com/exchangerebel/payability/internal/capture"
+	"github.com/exchangerebel/payability/internal/format"
 	"github.com/exchangerebel/payability/internal/target"
 	"github.com/exchangerebel/payability/internal/verdict"
 
@@ -37,16 +37,16 @@ const opExitNote = `exit status:
   0  a verdict was produced, whatever it is
   1  internal error
   2  bad usage, or the URL was refused by the target-URL policy (the message names the rule)
-  3  --expect or --expect-closed did not hold`
+  3  --expect or --expect-closed did not hold, or the overall reached --fail-on (docs/ci.md)`
 
 func opCommand(op string) func(ctx context.Context, e Env, args []string) int {
 	return func(ctx context.Context, e Env, args []string) int {
-		usage := op + " [--json] [--allow-private] [--expect STATE] URL"
+		usage := op + " [--json] [--format FORMAT[=FILE]]... [--fail-on LEVEL] [--allow-private] [--expect STATE] URL"
 		if op == ops.OpProbe {
-			usage = op + " [--json] [--allow-private] [--expect-closed] URL"
+			usage = op + " [--json] [--format FORMAT[=FILE]]... [--fail-on LEVEL] [--allow-private] [--expect-closed] URL"
 		}
 		fs := newFlagSet(e, op, usage, opExitNote)
-		asJSON := fs.Bool("json", false, "print the report as JSON (docs/report-format.md)")
+		out := addOutputFlags(fs, format.FailOnNever)
 		allowPrivate := fs.Bool("allow-private", false, "allow loopback and private target addresses (a seller's staging)")
 		var expect *string
 		var expectClosed *bool
@@ -62,6 +62,9 @@ func opCommand(op string) func(ctx context.Context, e Env, args []string) int {
 		if len(pos) != 1 {
 			return usageError(e, fs, "give exactly one URL")
 		}
+		if err := out.check("text"); err != nil {
+			return usageError(e, fs, "%v", err)
+		}
 		if expect != nil && *expect != "" && !oneOf(*expect, statesOf(op)) {
 			fmt.Fprintf(e.Stderr, "payability %s: --expect must be one of %s\n", op, quoteList(statesOf(op)))
 			return exitUsage
@@ -71,17 +74,8 @@ func opCommand(op string) func(ctx context.Context, e Env, args []string) int {
 		if err != nil {
 			return refusal(e, err)
 		}
-		if *asJSON {
-			enc := json.NewEncoder(e.Stdout)
-			enc.SetIndent("", "  ")
-			enc.SetEscapeHTML(false)
-			if err := enc.Encode(rep); err != nil {
-				fmt.Fprintf(e.Stderr, "payability: writing the report failed: %v\n", err)
-				return ExitInternal
-			}
-		} else if err := renderText(e.Stdout, rep, e.colour(e.Stdout)); err != nil {
-			fmt.Fprintf(e.Stderr, "payability: writing the report failed: %v\n", err)
-			return ExitInternal
+		if code := out.writeReport(e, rep); code != ExitOK {
+			return code
 		}
 		if !*allowPrivate && nonPublicLiteral(pos[0]) && fetchFailed(rep) {
 			fmt.Fprintln(e.Stderr, "payability: note: the address guard refuses loopback and private addresses; use --allow-private to check a staging endpoint")
@@ -92,6 +86,8 @@ func opCommand(op string) func(ctx context.Context, e Env, args []string) int {
 			return ExitUnexpected
 		case expectClosed != nil && *expectClosed && !rep.(ops.ProbeReport).Closed():
 			fmt.Fprintln(e.Stderr, "payability: expected both rails PRESENT-FAIL-CLOSED with no exposures observed")
+			return ExitUnexpected
+		case out.tripped(e, format.FromReport(rep).Overall()):
 			return ExitUnexpected
 		}
 		return ExitOK

@@ -10,6 +10,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/exchangerebel/payability/internal/format"
 	"github.com/exchangerebel/payability/internal/ops"
 	"github.com/exchangerebel/payability/internal/preflight"
 	"github.com/exchangerebel/payability/internal/reliability"
@@ -29,7 +30,8 @@ const (
 const preflightNote = `Sends, in order: the unpaid request (GET, and POST when GET is not a 402; or --method),
 a second unpaid request, two payment probes that cannot pay (docs/preflight.md), HEAD and the
 other method. GO means no red flag was observed; it never guarantees that a payment settles.
-exit status: 0 GO; 10 HOLD; 20 STOP; 2 bad usage or the URL was refused; 1 internal error.`
+exit status: 0 GO; 10 HOLD; 20 STOP (under --fail-on warn, the default; --fail-on error exits 0
+on HOLD, never exits 0 whatever the decision); 2 bad usage or the URL was refused; 1 internal error.`
 
 // preflightFlags are preflight's argument flags.
 type preflightFlags struct {
@@ -81,7 +83,7 @@ func readBounded(e Env, name string, limit int) ([]byte, error) {
 
 func runPreflight(ctx context.Context, e Env, args []string) int {
 	fs := newFlagSet(e, "preflight",
-		"preflight URL [--method GET|POST] [--body JSON|@FILE] [--network CAIP2] [--scheme S] [--asset ADDR] [--max-amount ATOMIC] [--service-id ID [--cortx-api URL]] [--json] [--allow-private] [--sign-key FILE]",
+		"preflight URL [--method GET|POST] [--body JSON|@FILE] [--network CAIP2] [--scheme S] [--asset ADDR] [--max-amount ATOMIC] [--service-id ID [--cortx-api URL]] [--json] [--format FORMAT[=FILE]]... [--fail-on LEVEL] [--allow-private] [--sign-key FILE]",
 		preflightNote)
 	var p preflightFlags
 	fs.StringVar(&p.method, "method", "", "the gated `METHOD`, GET or POST (default: GET, then POST when GET is not a 402)")
@@ -92,7 +94,8 @@ func runPreflight(ctx context.Context, e Env, args []string) int {
 	fs.StringVar(&p.maxAmount, "max-amount", "", "pay at most `ATOMIC` units of the asset")
 	fs.StringVar(&p.serviceID, "service-id", "", "also check the CORTX reliability record of service `ID`")
 	api := fs.String("cortx-api", reliability.DefaultAPI, "the CORTX API base `URL` (with --service-id)")
-	asJSON := fs.Bool("json", false, "print the preflight record as JSON (docs/report-format.md)")
+	out := addOutputFlags(fs, format.FailOnWarn)
+	fs.Lookup("fail-on").Usage = "exit with the decision's status when the overall reaches `LEVEL`: warn (HOLD 10, STOP 20), error (STOP 20 only) or never (always 0)"
 	allowPrivate := fs.Bool("allow-private", false, "allow loopback and private target addresses (a seller's staging)")
 	signKey := fs.String("sign-key", "", "sign the JSON record with the Ed25519 key in `FILE` (PEM PKCS#8); payability verify --key checks it")
 	pos, err := parseFlags(e, fs, args)
@@ -104,6 +107,13 @@ func runPreflight(ctx context.Context, e Env, args []string) int {
 	}
 	req, err := p.request(e, pos[0])
 	if err != nil {
+		return usageError(e, fs, "%v", err)
+	}
+	stdoutFormat := "text"
+	if *signKey != "" {
+		stdoutFormat = "json" // --sign-key prints the signed record unless --format says otherwise
+	}
+	if err := out.check(stdoutFormat); err != nil {
 		return usageError(e, fs, "%v", err)
 	}
 	req.CORTXAPI, req.CORTXAllowHTTP = *api, *allowPrivate
@@ -121,20 +131,41 @@ func runPreflight(ctx context.Context, e Env, args []string) int {
 	if err != nil {
 		return refusal(e, err)
 	}
-	if *asJSON || key != nil {
-		out, err := PreflightJSON(rep, key)
-		if err != nil {
-			fmt.Fprintf(e.Stderr, "payability: signing the record failed: %v\n", err)
-			return ExitInternal
-		}
-		e.Stdout.Write(out)
-	} else {
-		RenderPreflight(e.Stdout, rep, e.colour(e.Stdout))
+	res, err := format.FromPreflightReport(rep)
+	if err != nil {
+		fmt.Fprintf(e.Stderr, "payability: %v\n", err)
+		return ExitInternal
+	}
+	if code := out.writeAll(e, formatRun(ops.OpPreflight, []format.Result{res}),
+		func(w io.Writer, colour bool) error { RenderPreflight(w, rep, colour); return nil },
+		func(w io.Writer) error { return writePreflightJSON(w, rep, key) }); code != ExitOK {
+		return code
 	}
 	if !*allowPrivate && nonPublicLiteral(pos[0]) && preflightFetchFailed(rep) {
 		fmt.Fprintln(e.Stderr, "payability: note: the address guard refuses loopback and private addresses; use --allow-private to check a staging endpoint")
 	}
+	return preflightExit(rep, out.threshold)
+}
+
+// preflightExit is the decision's exit status (0 GO, 10 HOLD, 20 STOP) under
+// --fail-on: warn (the default) keeps both, error keeps only STOP's, never
+// exits 0 whatever the decision.
+func preflightExit(rep ops.PreflightReport, t format.FailOn) int {
+	switch {
+	case t == format.FailOnNever, t == format.FailOnError && rep.Decision != preflight.Stop:
+		return ExitOK
+	}
 	return rep.ExitCode()
+}
+
+// writePreflightJSON writes the record as --json prints it.
+func writePreflightJSON(w io.Writer, rep ops.PreflightReport, key *report.Key) error {
+	b, err := PreflightJSON(rep, key)
+	if err != nil {
+		return fmt.Errorf("signing the record failed: %w", err)
+	}
+	_, err = w.Write(b)
+	return err
 }
 
 func preflightFetchFailed(rep ops.PreflightReport) bool {

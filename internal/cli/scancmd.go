@@ -14,6 +14,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/exchangerebel/payability/internal/capture"
+	"github.com/exchangerebel/payability/internal/format"
 	"github.com/exchangerebel/payability/internal/ops"
 	"github.com/exchangerebel/payability/internal/scan"
 )
@@ -30,21 +31,29 @@ func init() {
 }
 
 func runScan(ctx context.Context, e Env, args []string) int {
-	fs := newFlagSet(e, "scan", "scan --op check|memo|probe|lint [--concurrency 64] [--per-host 4] [--allow-private] [--quiet] [--out FILE] [URLS.txt | -]",
+	fs := newFlagSet(e, "scan", "scan --op check|memo|probe|lint [--concurrency 64] [--per-host 4] [--allow-private] [--quiet] [--out FILE] [--json] [--format FORMAT[=FILE]]... [--fail-on LEVEL] [URLS.txt | -]",
 		`Input (a file, or stdin when none or -): one URL per line (blank and # lines ignored), a JSON
 array of URLs, or an x402 Bazaar discovery document (resources[].resource). Output: JSON Lines,
-one record per entry in completion order; a summary on stderr (docs/performance.md).
+one record per entry in completion order; a summary on stderr (docs/performance.md). The other
+formats (docs/ci.md) are written once the scan has finished, one entry each, in input order.
 exit status: 0 every entry has a record (refusals included); 1 unreadable or malformed input,
-or a failed write; 2 bad usage; 130 interrupted.`)
+or a failed write; 2 bad usage; 3 the overall reached --fail-on; 130 interrupted.`)
 	op := fs.String("op", "", "the op to run on every URL (required): `OP` is check, memo, probe or lint (lint sends one GET)")
 	concurrency := fs.Int("concurrency", scan.DefaultConcurrency, "at most `N` ops in flight overall")
 	perHost := fs.Int("per-host", scan.DefaultPerHost, "at most `N` ops in flight to one host (hostname:port)")
 	allowPrivate := fs.Bool("allow-private", false, "allow loopback and private target addresses (a seller's staging)")
 	quiet := fs.Bool("quiet", false, "no progress bar (it is drawn only when stderr is a terminal)")
-	outPath := fs.String("out", "", "write the JSON Lines to `FILE` instead of stdout")
+	outPath := fs.String("out", "", "write stdout's output (the JSON Lines unless --format says otherwise) to `FILE`")
+	outFlags := addOutputFlags(fs, format.FailOnNever)
 	pos, err := parseFlags(e, fs, args)
 	if err != nil {
 		return usageExit(err)
+	}
+	if err := outFlags.check("json"); err != nil {
+		return usageError(e, fs, "%v", err)
+	}
+	if *outPath != "" && *outPath != "-" && outFlags.hasPath(*outPath) {
+		return usageError(e, fs, "--out and a --format name the same file")
 	}
 	ops3 := []string{ops.OpCheck, ops.OpMemo, ops.OpProbe, ops.OpLint}
 	switch {
@@ -87,6 +96,11 @@ or a failed write; 2 bad usage; 130 interrupted.`)
 		outFile = f
 		out = f
 	}
+	sink, err := outFlags.scanSink(*op, out)
+	if err != nil {
+		fmt.Fprintf(e.Stderr, "payability: %v\n", err)
+		return ExitInternal
+	}
 
 	if e.Getenv("GOGC") == "" {
 		defer debug.SetGCPercent(debug.SetGCPercent(scan.GCPercent))
@@ -103,7 +117,8 @@ or a failed write; 2 bad usage; 130 interrupted.`)
 		Runner:      ops.Runner{Fetcher: fetcher, Now: e.now()},
 		Concurrency: *concurrency,
 		PerHost:     *perHost,
-		Out:         out,
+		Out:         sink.jsonOut,
+		Observe:     sink.observer(),
 	})
 
 	// stderr is shared by the progress bar, the interruption notice and the
@@ -142,6 +157,10 @@ or a failed write; 2 bad usage; 130 interrupted.`)
 		stopBar()
 	}
 	code := ExitOK
+	fmtOverall, fmtErr := sink.finish()
+	if fmtErr != nil && runErr == nil {
+		runErr = fmtErr
+	}
 	if outFile != nil {
 		if err := outFile.Close(); err != nil && runErr == nil {
 			runErr = err
@@ -166,6 +185,8 @@ or a failed write; 2 bad usage; 130 interrupted.`)
 		code = ExitInternal
 	case sum.Interrupted:
 		code = ExitInterrupted
+	case code == ExitOK && outFlags.tripped(e, fmtOverall):
+		code = ExitUnexpected
 	}
 	return code
 }

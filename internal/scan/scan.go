@@ -60,6 +60,11 @@ type Options struct {
 
 	// Out receives the JSON Lines records. It is written from one goroutine.
 	Out io.Writer
+
+	// Observe, when set, is called with every record, from the goroutine
+	// that writes Out, right after its line was written (other renderings,
+	// such as the CI formats, collect the records this way).
+	Observe func(Record)
 }
 
 // Record is one line of the output: the entry's input line and URL, and one
@@ -133,6 +138,7 @@ func (s *Scanner) Progress() Progress { return s.tally.snapshot() }
 type result struct {
 	line []byte
 	key  tallyKey
+	rec  *Record // only when Options.Observe is set
 }
 
 // ErrUnknownOp is returned by Run when Options.Op is not an op.
@@ -262,6 +268,9 @@ func (s *Scanner) write(results <-chan result, writeErr chan<- error, stop func(
 			}
 		}
 		s.tally.add(r.key)
+		if r.rec != nil {
+			s.opts.Observe(*r.rec)
+		}
 	}
 	if !failed {
 		if err := bw.Flush(); err != nil {
@@ -348,7 +357,12 @@ func (d *dispatcher) admit(it Item) {
 		}
 	}
 	if it.Rule != "" {
-		d.results <- result{line: encode(Record{Line: it.Line, URL: it.URL, Refused: &Refusal{Rule: it.Rule}}), key: tallyKey{refused: it.Rule}}
+		rec := Record{Line: it.Line, URL: it.URL, Refused: &Refusal{Rule: it.Rule}}
+		res := result{line: encode(rec), key: tallyKey{refused: it.Rule}}
+		if d.s.opts.Observe != nil {
+			res.rec = &rec
+		}
+		d.results <- res
 		return
 	}
 	h := HostKey(it.URL)
@@ -449,7 +463,11 @@ func (d *dispatcher) run(it Item) result {
 		rec.Report = rep
 		key = keyOf(rep)
 	}
-	return result{line: encode(rec), key: key}
+	res := result{line: encode(rec), key: key}
+	if d.s.opts.Observe != nil {
+		res.rec = &rec
+	}
+	return res
 }
 
 // keyOf is what the summary counts of a report.

@@ -1,0 +1,38 @@
+package format
+
+import (
+	"bufio"
+	"io"
+	"strings"
+)
+
+// GitHub writes one workflow command per finding of every result:
+// ::error, ::warning or ::notice, the rule id as the title, and the
+// endpoint, the field and the message as the message. Data and properties
+// are escaped as the runner reads them: %, CR and LF in both, and : and , in
+// properties.
+func GitHub(w io.Writer, results []Result) error {
+	bw := bufio.NewWriter(w)
+	for _, r := range results {
+		for _, f := range r.Findings() {
+			cmd := "notice"
+			switch f.Level {
+			case LevelError:
+				cmd = "error"
+			case LevelWarning:
+				cmd = "warning"
+			}
+			msg := r.URL + " " + f.Field + ": " + f.Message
+			bw.WriteString("::" + cmd + " title=" + escapeProperty(f.Rule) + "::" + escapeData(msg) + "\n")
+		}
+	}
+	return bw.Flush()
+}
+
+var (
+	dataEscaper     = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A")
+	propertyEscaper = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C")
+)
+
+func escapeData(s string) string     { return dataEscaper.Replace(s) }
+func escapeProperty(s string) string { return propertyEscaper.Replace(s) }

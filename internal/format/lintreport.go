@@ -1,0 +1,23 @@
+package format
+
+import (
+	"github.com/exchangerebel/payability/internal/lint"
+	"github.com/exchangerebel/payability/internal/ops"
+)
+
+// LintRules is the published rule set x402-lint/v1: every rule with its
+// severity as the default level and what it checks as the description.
+func LintRules() []Rule {
+	doc := lint.Rules()
+	rules := make([]Rule, len(doc.Rules))
+	for i, r := range doc.Rules {
+		rules[i] = Rule{ID: r.ID, Level: LintLevel(r.Severity), Description: r.Checks}
+	}
+	return rules
+}
+
+// FromLintReport maps a lint report through the published rule set.
+func FromLintReport(r ops.LintReport) Result {
+	res := FromLint(r.URL, lint.Result{Status: r.Status, Dialect: r.Dialect, Entries: r.Entries, Findings: r.Findings, Conforms: r.Conforms}, LintRules())
+	return res
+}
