@@ -46,6 +46,7 @@ type serveFlags struct {
 	payTo, tokenAccount, solanaRPC, network, commitment     string
 	facilitator                                             string
 	ratesURL                                                string
+	monitor                                                 string
 	allowPrivate                                            bool
 	house                                                   stringList
 	maxTimeout                                              int
@@ -77,6 +78,7 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 		"free pre-checks a day per client address (IPv4 /32, IPv6 /64), all callers together, per service: `N`, on top of the published 100 per wallet")
 	fs.IntVar(&f.maxConns, "max-conns", server.DefaultMaxConns, "open client connections at most, `N`; more wait in the listen backlog")
 	registerRatesFlag(fs, &f.ratesURL)
+	fs.StringVar(&f.monitor, "monitor", "", "also run the monitor with this configuration `FILE` in the same process (docs/monitor.md)")
 }
 
 // serveNote ends serve's help.
@@ -173,8 +175,17 @@ func runServe(ctx context.Context, e Env, args []string) int {
 		return ExitInternal
 	}
 	defer cleanup()
+	var handler http.Handler = srv
+	if f.monitor != "" {
+		h, stop, code := serveWithMonitor(ctx, e, f, srv)
+		if h == nil {
+			return code
+		}
+		defer stop()
+		handler = h
+	}
 	fmt.Fprintf(e.Stderr, "payability serve: %s\n", describeServe(f))
-	return serveUntilDone(ctx, e, server.NewLimitListener(ln, f.maxConns), srv)
+	return serveUntilDone(ctx, e, server.NewLimitListener(ln, f.maxConns), handler)
 }
 
 // listen opens the --addr listener. An address that is not HOST:PORT with
