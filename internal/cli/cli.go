@@ -59,11 +59,44 @@ var commands []command
 
 func register(c command) { commands = append(commands, c) }
 
-// Run dispatches to a subcommand.
+// Run dispatches to a subcommand. Whatever the command, a failed write to
+// stdout (a closed pipe, a full disk) makes the exit status 1: output that
+// did not arrive is never reported as success.
 func (e Env) Run(ctx context.Context, args []string) int {
 	if e.Getenv == nil {
 		e.Getenv = func(string) string { return "" }
 	}
+	out := &checkedWriter{w: e.Stdout}
+	e.Stdout = out
+	code := e.dispatch(ctx, args)
+	if out.err != nil {
+		fmt.Fprintf(e.Stderr, "payability: writing the output failed: %v\n", out.err)
+		return ExitInternal
+	}
+	return code
+}
+
+// checkedWriter remembers the first write error; later writes are dropped.
+type checkedWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (c *checkedWriter) Write(p []byte) (int, error) {
+	if c.err != nil {
+		return 0, c.err
+	}
+	n, err := c.w.Write(p)
+	if err == nil && n < len(p) {
+		err = io.ErrShortWrite
+	}
+	if err != nil {
+		c.err = err
+	}
+	return n, err
+}
+
+func (e Env) dispatch(ctx context.Context, args []string) int {
 	if len(args) == 0 {
 		e.usage(e.Stderr)
 		return exitUsage
@@ -76,13 +109,15 @@ func (e Env) Run(ctx context.Context, args []string) int {
 					return c.run(ctx, e, []string{"-h"})
 				}
 			}
+			fmt.Fprintf(e.Stderr, "payability: unknown command %q\n", args[1])
+			e.usage(e.Stderr)
+			return exitUsage
 		}
 		e.usage(e.Stdout)
 		return ExitOK
 	}
-	if args[0] == "version" || args[0] == "--version" {
-		fmt.Fprintln(e.Stdout, "payability", buildinfo.Version)
-		return ExitOK
+	if args[0] == "--version" {
+		args = append([]string{"version"}, args[1:]...)
 	}
 	for _, c := range commands {
 		if c.name == args[0] {
@@ -123,6 +158,9 @@ func (e Env) now() func() time.Time {
 func (e Env) colour(w io.Writer) bool {
 	if e.Getenv("NO_COLOR") != "" || e.Getenv("TERM") == "dumb" {
 		return false
+	}
+	if c, ok := w.(*checkedWriter); ok {
+		w = c.w
 	}
 	if e.IsTerminal != nil {
 		return e.IsTerminal(w)

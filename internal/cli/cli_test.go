@@ -56,6 +56,14 @@ func fleetCapture(memo string) capture.Capture {
 		Header: capture.Header{"Payment-Required": {base64.StdEncoding.EncodeToString([]byte(hdr))}}}
 }
 
+// headerOnlyCapture is a header-only x402 v2 challenge: body {}, every field
+// in the PAYMENT-REQUIRED header.
+func headerOnlyCapture() capture.Capture {
+	c := fleetCapture("pv-0000000001")
+	c.Body = []byte(`{}`)
+	return c
+}
+
 func runCLI(t *testing.T, f ops.Fetcher, terminal bool, env map[string]string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	var out, errb bytes.Buffer
@@ -111,6 +119,8 @@ func TestGoldenReports(t *testing.T) {
 		{"memo-bound", &fakeFetcher{get: []capture.Capture{fleetCapture("pv-0000000001"), fleetCapture("pv-0000000002")}}, []string{"memo", goldenURL}},
 		{"probe-closed", &fakeFetcher{probes: closedProbes()}, []string{"probe", goldenURL}},
 		{"probe-not-probed", &fakeFetcher{probes: []capture.Capture{{Outcome: capture.Failed}}}, []string{"probe", goldenURL}},
+		{"check-address-refused", &fakeFetcher{get: []capture.Capture{{Outcome: capture.Failed, Error: capture.AddressRefused}}}, []string{"check", goldenURL}},
+		{"check-header-only-v2", &fakeFetcher{get: []capture.Capture{headerOnlyCapture()}}, []string{"check", goldenURL}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

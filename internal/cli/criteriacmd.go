@@ -62,7 +62,7 @@ func runCriteria(_ context.Context, e Env, args []string) int {
 
 func runCorpus(_ context.Context, e Env, args []string) int {
 	fs := newFlagSet(e, "corpus", "corpus verify [-v]",
-		"Recomputes the four corpus pins (payability, rail-probe, x402-lint, x402-preflight), runs every case through the graders and prints N passed, M failed.\nexit status: 0 every case passed and every pin matches; 1 otherwise; 2 bad usage.")
+		"Recomputes every corpus pin (payability, rail-probe, x402-lint, x402-preflight) and compares it with the file's and the one built into this binary, runs every case through the graders and prints N passed, M failed.\nexit status: 0 every case passed and every pin matches; 1 otherwise; 2 bad usage.")
 	verbose := fs.Bool("v", false, "list every case, not only the failures")
 	pos, err := parseFlags(e, fs, args)
 	if err != nil {
@@ -72,12 +72,12 @@ func runCorpus(_ context.Context, e Env, args []string) int {
 		return usageError(e, fs, "the only subcommand is verify")
 	}
 	ids := 0
-	for _, svc := range []string{criteria.ServicePayability, criteria.ServiceRailProbe} {
+	for _, svc := range corpus.Services() {
 		ids = max(ids, len(corpus.RefOf(svc).ID))
 	}
 	ids = max(ids, len(corpus.LintRef().ID), len(preflight.CorpusID))
 	passed, failed, pinsOK := 0, 0, true
-	for _, svc := range []string{criteria.ServicePayability, criteria.ServiceRailProbe, "x402-lint", preflight.DocumentID} {
+	for _, svc := range append(corpus.Services(), "x402-lint", preflight.DocumentID) {
 		var s corpus.Summary
 		var err error
 		switch svc {
@@ -94,7 +94,7 @@ func runCorpus(_ context.Context, e Env, args []string) int {
 		}
 		pin := "ok"
 		if !s.PinOK {
-			pin = "MISMATCH (file " + s.PinFile + ")"
+			pin = "MISMATCH (file " + s.PinFile + ", built " + s.PinBuilt + ")"
 			pinsOK = false
 		}
 		fmt.Fprintf(e.Stdout, "%-*s  sha256 %s  pin %s  %d cases\n", ids, s.ID, s.PinComp, pin, len(s.Outcomes))

@@ -12,7 +12,7 @@ import (
 var helpCommands = [][]string{
 	{"check"}, {"memo"}, {"probe"}, {"criteria"}, {"corpus"}, {"scan"}, {"reliability"},
 	{"serve"}, {"verify"}, {"ledger", "backfill"}, {"ledger", "refund"}, {"ledger", "export"},
-	{"ledger", "tripwires"}, {"store", "migrate"}, {"preflight"}, {"terms-hash"}, {"mcp"}, {"lint"}, {"render"},
+	{"ledger", "tripwires"}, {"store", "migrate"}, {"preflight"}, {"terms-hash"}, {"mcp"}, {"lint"}, {"render"}, {"monitor"}, {"webhook", "verify"},
 }
 
 var (

@@ -33,11 +33,29 @@ func statesOf(op string) []string {
 	return nil
 }
 
-const opExitNote = `exit status:
+// opExitNote is the exit-status note of an op's help, naming only its own flag.
+func opExitNote(op string) string {
+	flag := "--expect"
+	if op == ops.OpProbe {
+		flag = "--expect-closed"
+	}
+	return `exit status:
   0  a verdict was produced, whatever it is
-  1  internal error
+  1  internal error, or the output could not be written
   2  bad usage, or the URL was refused by the target-URL policy (the message names the rule)
-  3  --expect or --expect-closed did not hold, or the overall reached --fail-on (docs/ci.md)`
+  3  ` + flag + ` did not hold, or the overall reached --fail-on (docs/ci.md)`
+}
+
+// publishedState returns the published state an --expect names, matched
+// case-insensitively ("populated" is POPULATED).
+func publishedState(op, s string) (string, bool) {
+	for _, st := range statesOf(op) {
+		if strings.EqualFold(st, s) {
+			return st, true
+		}
+	}
+	return "", false
+}
 
 func opCommand(op string) func(ctx context.Context, e Env, args []string) int {
 	return func(ctx context.Context, e Env, args []string) int {
@@ -45,7 +63,7 @@ func opCommand(op string) func(ctx context.Context, e Env, args []string) int {
 		if op == ops.OpProbe {
 			usage = op + " [--json] [--format FORMAT[=FILE]]... [--fail-on LEVEL] [--allow-private] [--expect-closed] URL"
 		}
-		fs := newFlagSet(e, op, usage, opExitNote)
+		fs := newFlagSet(e, op, usage, opExitNote(op))
 		out := addOutputFlags(fs, format.FailOnNever)
 		allowPrivate := fs.Bool("allow-private", false, "allow loopback and private target addresses (a seller's staging)")
 		var expect *string
@@ -53,7 +71,7 @@ func opCommand(op string) func(ctx context.Context, e Env, args []string) int {
 		if op == ops.OpProbe {
 			expectClosed = fs.Bool("expect-closed", false, "exit 3 unless both rails are PRESENT-FAIL-CLOSED and no exposure was observed")
 		} else {
-			expect = fs.String("expect", "", "exit 3 unless the state is `STATE`: one of "+quoteList(statesOf(op)))
+			expect = fs.String("expect", "", "exit 3 unless the state is `STATE`: one of "+quoteList(statesOf(op))+" (any case)")
 		}
 		pos, err := parseFlags(e, fs, args)
 		if err != nil {
@@ -65,9 +83,13 @@ func opCommand(op string) func(ctx context.Context, e Env, args []string) int {
 		if err := out.check("text"); err != nil {
 			return usageError(e, fs, "%v", err)
 		}
-		if expect != nil && *expect != "" && !oneOf(*expect, statesOf(op)) {
-			fmt.Fprintf(e.Stderr, "payability %s: --expect must be one of %s\n", op, quoteList(statesOf(op)))
-			return exitUsage
+		if expect != nil && *expect != "" {
+			st, ok := publishedState(op, *expect)
+			if !ok {
+				fmt.Fprintf(e.Stderr, "payability %s: --expect must be one of %s\n", op, quoteList(statesOf(op)))
+				return exitUsage
+			}
+			*expect = st
 		}
 		runner := ops.Runner{Fetcher: e.fetcher(*allowPrivate), Now: e.now()}
 		rep, err := runner.Run(ctx, op, pos[0])

@@ -28,8 +28,10 @@ var reliabilityExit = map[reliability.Action]int{
 
 func runReliability(ctx context.Context, e Env, args []string) int {
 	fs := newFlagSet(e, "reliability",
-		"reliability --service-id ID --intended-url URL [--api URL] [--json] [--allow-private] [--debug]",
-		`The result is advisory: it never authorises a payment (docs/reliability.md).
+		"reliability --service-id ID --intended-url URL [--source cortx|payability] [--api URL] [--json] [--allow-private] [--debug]",
+		`The result is advisory: it never authorises a payment (docs/reliability.md). --source payability
+reads a payability monitor's signed record (--api is then the monitor's base URL): its signature is
+verified against the monitor's JWKS and its terms_sha256 recomputed from the endpoint's live 402.
 exit status: 0 favourable; 10 warn; 20 do not call; 30 unverified (not monitored, or the record
 failed validation or binding); 1 internal error; 2 bad usage or a refused input.`)
 	serviceID := fs.String("service-id", "", "the CORTX service `ID` (from the owner's badge, status page or docs; required)")
@@ -38,6 +40,7 @@ failed validation or binding); 1 internal error; 2 bad usage or a refused input.
 	asJSON := fs.Bool("json", false, "print the decision, the record and every finding as JSON")
 	allowPrivate := fs.Bool("allow-private", false, "allow loopback and private addresses (and an http API), for a local or staging API and seller")
 	debug := fs.Bool("debug", false, "dump the fetched responses, cleaned and capped, to stderr")
+	source := fs.String("source", reliability.SourceCORTX, "where the record comes from: `SOURCE` is cortx or payability (a payability monitor)")
 	pos, err := parseFlags(e, fs, args)
 	if err != nil {
 		return usageExit(err)
@@ -53,6 +56,16 @@ failed validation or binding); 1 internal error; 2 bad usage or a refused input.
 		API:       *api,
 		AllowHTTP: *allowPrivate,
 		Now:       e.now(),
+	}
+	switch *source {
+	case reliability.SourceCORTX:
+	case reliability.SourcePayability:
+		if *api == reliability.DefaultAPI {
+			return usageError(e, fs, "--source payability needs --api: the monitor's base URL")
+		}
+		return runPayabilityRecord(ctx, e, client, *serviceID, *intended, *asJSON, *debug)
+	default:
+		return usageError(e, fs, "--source must be cortx or payability")
 	}
 	res, err := client.Check(ctx, *serviceID, *intended)
 	if err != nil {
@@ -96,4 +109,37 @@ func fetchFailedFinding(res reliability.Result) bool {
 		}
 	}
 	return false
+}
+
+// runPayabilityRecord checks a payability monitor's signed record.
+func runPayabilityRecord(ctx context.Context, e Env, client reliability.Client, serviceID, intended string, asJSON, debug bool) int {
+	res, err := client.CheckPayability(ctx, serviceID, intended)
+	if err != nil {
+		var ie *reliability.InputError
+		if errors.As(err, &ie) {
+			fmt.Fprintf(e.Stderr, "payability: %s\n", ie.Error())
+			return exitUsage
+		}
+		fmt.Fprintf(e.Stderr, "payability: %v\n", err)
+		return ExitInternal
+	}
+	if debug {
+		if err := reliability.RenderDebug(e.Stderr, reliability.Result{Debug: res.Debug}); err != nil {
+			return ExitInternal
+		}
+	}
+	if asJSON {
+		err = reliability.RenderPayabilityJSON(e.Stdout, res)
+	} else {
+		err = reliability.RenderPayability(e.Stdout, res)
+	}
+	if err != nil {
+		fmt.Fprintf(e.Stderr, "payability: writing the result failed: %v\n", err)
+		return ExitInternal
+	}
+	code, ok := reliabilityExit[res.Decision.Action]
+	if !ok {
+		return ExitInternal
+	}
+	return code
 }

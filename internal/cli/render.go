@@ -84,6 +84,9 @@ func renderText(w io.Writer, rep ops.Report, colour bool) error {
 	var b bytes.Buffer
 	env := rep.Common()
 	fmt.Fprintln(&b, p.line(env.VerdictLine))
+	for _, l := range whyLines(rep) {
+		fmt.Fprintln(&b, l)
+	}
 	fmt.Fprintln(&b)
 	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "url\t%s\n", env.URL)
@@ -95,28 +98,35 @@ func renderText(w io.Writer, rep ops.Report, colour bool) error {
 
 	switch r := rep.(type) {
 	case ops.CheckReport:
-		renderFactors(&b, p, r.CheckResult.Factors, "")
+		renderFactors(&b, p, r)
 	case ops.MemoReport:
 		if r.Reason != nil {
 			fmt.Fprintf(&b, "reason  %s\n\n", *r.Reason)
 		}
-		renderFactors(&b, p, r.MemoResult.Factors, "")
+		renderFactors(&b, p, r)
 	case ops.ProbeReport:
 		renderProbe(&b, p, r)
 	}
 	fmt.Fprintln(&b)
-	fmt.Fprintln(&b, env.HonestyLine)
-	if _, ok := rep.(ops.MemoReport); ok && memoBoundary() != "" {
-		fmt.Fprintln(&b)
+	if _, ok := rep.(ops.MemoReport); ok {
+		// The memo op's own honesty statement: what BOUND does and does not
+		// say. The envelope's honesty line is the check op's (POPULATED).
 		fmt.Fprintln(&b, memoBoundary())
+	} else {
+		fmt.Fprintln(&b, env.HonestyLine)
 	}
 	_, err := w.Write(b.Bytes())
 	return err
 }
 
-func renderFactors(b *bytes.Buffer, p painter, factors any, _ string) {
-	raw, _ := json.Marshal(factors)
-	rows := flatten(raw)
+// renderFactors prints a report's factors (fetch_error included) as rows.
+func renderFactors(b *bytes.Buffer, p painter, rep ops.Report) {
+	raw, _ := json.Marshal(rep)
+	var doc struct {
+		Factors json.RawMessage `json:"factors"`
+	}
+	_ = json.Unmarshal(raw, &doc)
+	rows := flatten(doc.Factors)
 	tw := tabwriter.NewWriter(b, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "factor\tvalue")
 	for _, r := range rows {
@@ -133,12 +143,16 @@ func renderProbe(b *bytes.Buffer, p painter, r ops.ProbeReport) {
 	}
 	tw := tabwriter.NewWriter(b, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "probe\tmethod\tstatus\toutcome\tgrade\treason")
-	for _, pr := range r.Probes {
+	for i, pr := range r.Probes {
 		grade, reason := "", ""
 		if g, ok := grades[pr.ID]; ok {
 			grade, reason = p.word(string(g.Grade)), g.Reason
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", pr.ID, pr.Method, intOrDash(pr.Status), pr.Outcome, grade, reason)
+		outcome := string(pr.Outcome)
+		if i < len(r.FetchErrors) && r.FetchErrors[i] != nil {
+			outcome += " (" + string(*r.FetchErrors[i]) + ")"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", pr.ID, pr.Method, intOrDash(pr.Status), outcome, grade, reason)
 	}
 	tw.Flush()
 	fmt.Fprintln(b)

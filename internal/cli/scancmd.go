@@ -293,11 +293,10 @@ func newGuardWatch(f ops.Fetcher) *guardWatch {
 // Scope watches the scan run's connection scope the same way, when the
 // fetcher opens scopes.
 func (g *guardWatch) Scope(idlePerHost int) target.Scope {
-	sc, ok := g.Fetcher.(ops.Scoper)
+	s, ok := ops.OpenScope(g.Fetcher, idlePerHost)
 	if !ok {
 		return guardScope{g, func() {}}
 	}
-	s := sc.Scope(idlePerHost)
 	return guardScope{&guardWatch{Fetcher: s, refused: g.refused}, s.Close}
 }
 

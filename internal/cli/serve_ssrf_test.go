@@ -90,6 +90,7 @@ func TestServeRefusesPrivateTargetsByDefault(t *testing.T) {
 	rpc.paid[sig] = c.Memo
 	rpc.mu.Unlock()
 	req, _ := http.NewRequest(http.MethodPost, api.URL+"/toll/payability/check", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set(gate.HeaderPaymentTx, sig)
 	req.Header.Set(gate.HeaderPaymentMemo, c.Memo)
 	res, err = http.DefaultClient.Do(req)
@@ -105,5 +106,38 @@ func TestServeRefusesPrivateTargetsByDefault(t *testing.T) {
 	}
 	if n := hits.Load(); n != 0 {
 		t.Errorf("the loopback target was fetched %d times", n)
+	}
+}
+
+// TestServePrecheckNamesPrivateTargets: without --allow-private-targets, a
+// pre-check of a loopback URL says it would be refused (in_policy false,
+// the rule named) instead of counting a free call; with the flag it is in
+// policy.
+func TestServePrecheckNamesPrivateTargets(t *testing.T) {
+	for _, allow := range []bool{false, true} {
+		e := Env{Getenv: func(string) string { return "" }, Stdout: io.Discard, Stderr: io.Discard}
+		f := serveFlags{addr: "127.0.0.1:0", dataDir: t.TempDir(), service: "all", payTo: wallet, tokenAccount: account,
+			solanaRPC: fakeRPC(t), network: "solana", commitment: "confirmed", maxTimeout: 120, allowPrivate: allow,
+			freePerSource: 100, maxConns: 8}
+		srv, cleanup, err := buildServer(context.Background(), e, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		api := httptest.NewServer(srv)
+		res, err := http.Post(api.URL+"/toll/payability/precheck", "application/json", strings.NewReader(`{"url":"http://127.0.0.1:3000/paid"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		api.Close()
+		cleanup()
+		want := `"in_policy":false`
+		if allow {
+			want = `"in_policy":true`
+		}
+		if res.StatusCode != http.StatusOK || !strings.Contains(string(raw), want) || (!allow && !strings.Contains(string(raw), `"rule":"address_refused"`)) {
+			t.Errorf("allow-private %v: %d %s, want %s", allow, res.StatusCode, raw, want)
+		}
 	}
 }

@@ -49,6 +49,8 @@ func TestServeRefusesToStartWithoutAWorkingRail(t *testing.T) {
 		{"an argument", []string{"now"}, exitUsage, "takes no arguments"},
 		{"RPC down", []string{"--pay-to", wallet, "--token-account", account, "--solana-rpc", dead.URL}, ExitInternal, "does not answer"},
 		{"facilitator without payee", []string{"--facilitator", "http://127.0.0.1:1/"}, exitUsage, "--facilitator"},
+		{"zero free per source", []string{"--free-per-source", "0"}, exitUsage, "--free-per-source"},
+		{"zero max conns", []string{"--max-conns", "0"}, exitUsage, "--max-conns"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -116,6 +118,12 @@ func TestServeEndToEnd(t *testing.T) {
 	if code := ve.Run(context.Background(), []string{"verify", path, "--jwks", base + "/.well-known/jwks.json"}); code != ExitOK || !strings.Contains(out.String(), "VERIFIED") {
 		t.Errorf("verify: exit %d %s", code, out.String())
 	}
+	// A verified document whose answer cannot be written is exit 1.
+	var verr bytes.Buffer
+	fe := Env{Getenv: func(string) string { return "" }, Stdout: fullWriter{}, Stderr: &verr}
+	if code := fe.Run(context.Background(), []string{"verify", path, "--jwks", base + "/.well-known/jwks.json"}); code != ExitInternal {
+		t.Errorf("verify to a full disk: exit %d (%s)", code, verr.String())
+	}
 	body[len(body)/2] ^= 1
 	os.WriteFile(path, body, 0o600)
 	out.Reset()
@@ -148,9 +156,12 @@ func TestServeSaysWhatItSells(t *testing.T) {
 	}{
 		{serveFlags{service: "all", solanaRPC: "https://rpc.example/?api-key=SECRET", network: "solana", commitment: "confirmed",
 			dataDir: "payability-data", ratesURL: "https://www.bankofcanada.ca/valet"},
-			"payability-verdict and rail-probe; rails: direct (solana, confirmed); store: sqlite payability-data/payability.db; CAD backfill hourly"},
+			"payability-verdict and rail-probe; rails: direct (solana, confirmed); store: sqlite payability-data/payability.db; " +
+				"CAD backfill hourly: contacts the Bank of Canada Valet API (www.bankofcanada.ca) every hour; --rates-url= turns it off"},
 		{serveFlags{service: "rail-probe", facilitator: "https://fac.example/SECRET", storeDSN: "postgres://u:SECRET@db/p", allowPrivate: true},
-			"rail-probe; rails: facilitator; store: postgres; CAD backfill off; private targets allowed"},
+			"rail-probe; rails: facilitator; store: postgres; CAD backfill off (no rates source is contacted); private targets allowed"},
+		{serveFlags{service: "all", facilitator: "https://fac.example/", storeDSN: "sqlite:p.db", ratesURL: "https://rates.example/SECRET"},
+			"payability-verdict and rail-probe; rails: facilitator; store: sqlite p.db; CAD backfill hourly: contacts the --rates-url source every hour; --rates-url= turns it off"},
 	}
 	for _, tt := range tests {
 		got := describeServe(tt.f)
@@ -168,5 +179,46 @@ func TestPlainHTTPOffLoopback(t *testing.T) {
 		if got := plainHTTPOffLoopback(raw); got != want {
 			t.Errorf("%q: %v, want %v", raw, got, want)
 		}
+	}
+}
+
+// TestServeBadAddrIsUsageAndCreatesNothing: an --addr that cannot be
+// listened on is refused before anything is written: no data directory, no
+// keys, no store file. A malformed one is bad usage (exit 2); a port in use
+// is a failure to start (exit 1).
+func TestServeBadAddrIsUsageAndCreatesNothing(t *testing.T) {
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	for _, tt := range []struct {
+		addr string
+		code int
+		want string
+	}{
+		{"nonsense", exitUsage, "--addr must be HOST:PORT"},
+		{"127.0.0.1", exitUsage, "--addr must be HOST:PORT"},
+		{"127.0.0.1:99999", exitUsage, "port must be a number"},
+		{"127.0.0.1:http", exitUsage, "port must be a number"},
+		{"127.0.0.1:-1", exitUsage, "port must be a number"},
+		{"http://127.0.0.1:8402", exitUsage, "--addr"},
+		{"[::1:8402", exitUsage, "--addr must be HOST:PORT"},
+		{"192.0.2.1:8402", exitUsage, "not an address of this machine"},
+		{busy.Addr().String(), ExitInternal, "the port is in use"},
+	} {
+		t.Run(tt.addr, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "data")
+			var errb bytes.Buffer
+			e := Env{Getenv: func(string) string { return "" }, Stdout: io.Discard, Stderr: &errb}
+			code := e.Run(context.Background(), []string{"serve", "--addr", tt.addr, "--data-dir", dir,
+				"--pay-to", wallet, "--token-account", account, "--solana-rpc", fakeRPC(t)})
+			if code != tt.code || !strings.Contains(errb.String(), tt.want) {
+				t.Errorf("exit %d, stderr %q; want %d and %q", code, errb.String(), tt.code, tt.want)
+			}
+			if _, err := os.Stat(dir); !os.IsNotExist(err) {
+				t.Errorf("the data directory was created (%v)", err)
+			}
+		})
 	}
 }

@@ -12,7 +12,9 @@ import (
 	"net/netip"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -23,6 +25,7 @@ import (
 	"github.com/exchangerebel/payability/internal/criteria"
 	"github.com/exchangerebel/payability/internal/facilitator"
 	"github.com/exchangerebel/payability/internal/gate"
+	"github.com/exchangerebel/payability/internal/ledger"
 	"github.com/exchangerebel/payability/internal/ops"
 	"github.com/exchangerebel/payability/internal/report"
 	"github.com/exchangerebel/payability/internal/server"
@@ -43,9 +46,11 @@ type serveFlags struct {
 	payTo, tokenAccount, solanaRPC, network, commitment     string
 	facilitator                                             string
 	ratesURL                                                string
+	monitor                                                 string
 	allowPrivate                                            bool
 	house                                                   stringList
 	maxTimeout                                              int
+	freePerSource, maxConns                                 int
 }
 
 type stringList []string
@@ -69,7 +74,11 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.allowPrivate, "allow-private-targets", false, "allow targets on loopback and private addresses (private deployments, tests)")
 	fs.Var(&f.house, "house-wallet", "one of the operator's own `WALLET`s (repeatable): its payments are house proofs, never sales")
 	fs.IntVar(&f.maxTimeout, "max-timeout-seconds", 120, "the maxTimeoutSeconds advertised in challenges, `N` seconds")
+	fs.IntVar(&f.freePerSource, "free-per-source", server.DefaultFreePerSource,
+		"free pre-checks a day per client address (IPv4 /32, IPv6 /64), all callers together, per service: `N`, on top of the published 100 per wallet")
+	fs.IntVar(&f.maxConns, "max-conns", server.DefaultMaxConns, "open client connections at most, `N`; more wait in the listen backlog")
 	registerRatesFlag(fs, &f.ratesURL)
+	fs.StringVar(&f.monitor, "monitor", "", "also run the monitor with this configuration `FILE` in the same process (docs/monitor.md)")
 }
 
 // serveNote ends serve's help.
@@ -138,7 +147,15 @@ func runServe(ctx context.Context, e Env, args []string) int {
 		fmt.Fprintln(e.Stderr, "payability serve: --store must be sqlite:PATH or postgres://…")
 		return exitUsage
 	}
-	srv, cleanup, err := buildServer(ctx, e, f)
+	switch {
+	case f.freePerSource < 1:
+		return usageError(e, fs, "--free-per-source must be at least 1")
+	case f.maxConns < 1:
+		return usageError(e, fs, "--max-conns must be at least 1")
+	}
+	// Listen first: a bad or busy address creates nothing (no data
+	// directory, keys or store file).
+	ln, err := listen(f.addr)
 	if err != nil {
 		fmt.Fprintf(e.Stderr, "payability serve: %v\n", err)
 		var bf badFlag
@@ -147,14 +164,66 @@ func runServe(ctx context.Context, e Env, args []string) int {
 		}
 		return ExitInternal
 	}
-	defer cleanup()
-	fmt.Fprintf(e.Stderr, "payability serve: %s\n", describeServe(f))
-	ln, err := net.Listen("tcp", f.addr)
+	srv, cleanup, err := buildServer(ctx, e, f)
 	if err != nil {
+		ln.Close()
 		fmt.Fprintf(e.Stderr, "payability serve: %v\n", err)
+		var bf badFlag
+		if errors.As(err, &bf) {
+			return exitUsage
+		}
 		return ExitInternal
 	}
-	return serveUntilDone(ctx, e, ln, srv)
+	defer cleanup()
+	var handler http.Handler = srv
+	if f.monitor != "" {
+		h, stop, code := serveWithMonitor(ctx, e, f, srv)
+		if h == nil {
+			return code
+		}
+		defer stop()
+		handler = h
+	}
+	fmt.Fprintf(e.Stderr, "payability serve: %s\n", describeServe(f))
+	return serveUntilDone(ctx, e, server.NewLimitListener(ln, f.maxConns), handler)
+}
+
+// listen opens the --addr listener. An address that is not HOST:PORT with
+// a port from 0 to 65535, or whose host does not resolve or is not one of
+// this machine's, is bad usage; any other failure (the port is taken, no
+// permission) is a failure to start.
+func listen(addr string) (net.Listener, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, badFlag{"--addr must be HOST:PORT (for example 127.0.0.1:8402)"}
+	}
+	if p, err := strconv.Atoi(port); err != nil || p < 0 || p > 65535 {
+		return nil, badFlag{"--addr: the port must be a number from 0 to 65535"}
+	}
+	if strings.ContainsAny(host, "/?#@ ") {
+		return nil, badFlag{"--addr: the host must be an IP address or a name, without a path"}
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		var dnsErr *net.DNSError
+		var addrErr *net.AddrError
+		if errors.As(err, &dnsErr) || errors.As(err, &addrErr) || errors.Is(err, syscall.EADDRNOTAVAIL) {
+			return nil, badFlag{"--addr: the host is not an address of this machine"}
+		}
+		return nil, fmt.Errorf("--addr: cannot listen (%s)", listenCause(err))
+	}
+	return ln, nil
+}
+
+// listenCause names why a listen failed, from a closed set.
+func listenCause(err error) string {
+	switch {
+	case errors.Is(err, syscall.EADDRINUSE):
+		return "the port is in use"
+	case errors.Is(err, syscall.EACCES):
+		return "no permission for the port"
+	}
+	return "failed"
 }
 
 // describeServe says, at start, what this instance sells and how it is paid:
@@ -174,9 +243,12 @@ func describeServe(f serveFlags) string {
 		rails = append(rails, "facilitator")
 	}
 	store, _ := storeBackend(f.storeDSN, f.dataDir)
-	backfill := "CAD backfill off"
-	if f.ratesURL != "" {
-		backfill = "CAD backfill hourly"
+	backfill := "CAD backfill off (no rates source is contacted)"
+	switch {
+	case f.ratesURL == ledger.DefaultValetURL:
+		backfill = "CAD backfill hourly: contacts the Bank of Canada Valet API (www.bankofcanada.ca) every hour; --rates-url= turns it off"
+	case f.ratesURL != "":
+		backfill = "CAD backfill hourly: contacts the --rates-url source every hour; --rates-url= turns it off"
 	}
 	targets := ""
 	if f.allowPrivate {
@@ -304,7 +376,7 @@ func buildServer(ctx context.Context, e Env, f serveFlags) (*server.Server, func
 		Service: f.service, PublicURL: f.publicURL, Gate: g,
 		Runner: ops.Runner{Fetcher: target.New(target.Options{AllowPrivate: f.allowPrivate, UserAgent: buildinfo.UserAgent}), Now: now},
 		Key:    key, KeySet: keys, Store: st, Registry: reg, Now: now, Logger: logger,
-		HouseWallets: house, ReadyCorpus: ready,
+		HouseWallets: house, ReadyCorpus: ready, FreePerSource: f.freePerSource, AllowPrivate: f.allowPrivate,
 	})
 	if err != nil {
 		st.Close()
@@ -313,7 +385,10 @@ func buildServer(ctx context.Context, e Env, f serveFlags) (*server.Server, func
 	// The CAD backfill runs hourly while serving; cleanup stops it before
 	// the store closes.
 	stopBackfill := startBackfill(ctx, f.ratesURL, st, now, logger)
-	return srv, func() { stopBackfill(); st.Close() }, nil
+	// The prune job (docs/operations.md, "Retention") runs at start and
+	// hourly; cleanup stops it before the store closes, too.
+	stopPrune := server.StartPruner(ctx, st, now, logger)
+	return srv, func() { stopPrune(); stopBackfill(); st.Close() }, nil
 }
 
 // corpusPasses runs the pinned corpus through the graders.

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/exchangerebel/payability/internal/schedule"
 	"github.com/exchangerebel/payability/internal/store/postgres"
 )
 
@@ -44,8 +45,8 @@ func runStore(ctx context.Context, e Env, args []string) int {
 // before it rolls the instances.
 func runStoreMigrate(ctx context.Context, e Env, args []string) int {
 	fs := newFlagSet(e, "store migrate", storeUsage,
-		`Applies the embedded schema migrations to the store serve would open with the same flags
-(serve also applies them at start).
+		`Applies the embedded schema migrations to the store serve would open with the same flags,
+then River's (the monitor's scheduler, same database). serve and monitor also apply them at start.
 exit status: 0 the schema is current; 1 the store failed; 2 bad usage.`, storeNote)
 	var dsn, dataDir string
 	registerStoreFlags(fs.FlagSet, &dsn, &dataDir)
@@ -75,6 +76,11 @@ exit status: 0 the schema is current; 1 the store failed; 2 bad usage.`, storeNo
 		if err = oerr; err == nil {
 			err = st.Close()
 		}
+	}
+	if err == nil {
+		// River's own tables (the monitor's scheduler), in the same
+		// database, after ours.
+		err = schedule.Migrate(ctx, scheduleDB(dsn, dataDir))
 	}
 	if err != nil {
 		// The error never carries the connection string: pgx leaves the

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"database/sql"
 	"os"
 	"path/filepath"
 	"slices"
@@ -53,7 +54,8 @@ func TestStoreMigratePostgres(t *testing.T) {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 	got := tablesOf(t, schema)
-	for _, want := range []string{"free_use", "payments", "ledger_check", "ledger_memo", "ledger_probe", "schema_migrations"} {
+	for _, want := range []string{"free_use", "payments", "ledger_check", "ledger_memo", "ledger_probe", "schema_migrations",
+		"observations", "river_job", "river_leader", "river_migration"} {
 		if !slices.Contains(got, want) {
 			t.Errorf("after migrate the schema lacks %s (has %v)", want, got)
 		}
@@ -106,6 +108,18 @@ func TestStoreMigrateSQLite(t *testing.T) {
 		}
 		if _, err := os.Stat(path); err != nil {
 			t.Error(err)
+		}
+		// River's tables are in the same file as ours.
+		db, err := sql.Open("sqlite", path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		for _, table := range []string{"observations", "river_job", "river_migration"} {
+			var n int
+			if err := db.QueryRow(`SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?`, table).Scan(&n); err != nil || n != 1 {
+				t.Errorf("table %s: %d (%v), want 1", table, n, err)
+			}
 		}
 	})
 }

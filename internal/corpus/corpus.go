@@ -27,6 +27,48 @@ var payabilityRaw []byte
 //go:embed railprobe-corpus.v1.json
 var railProbeRaw []byte
 
+// embedded is every embedded corpus: the service it belongs to, its file name
+// (the key of generatedPins, in pins_gen.go) and its bytes. A new corpus is
+// one //go:embed, one row here, and `go run ./internal/corpus/gen`, which pins
+// every <name>-corpus.v<N>.json in this folder (a corpus of another shape, as
+// the lint corpus, needs only its row in embeddedFiles).
+var embedded = []struct {
+	service string
+	file    string
+	raw     *[]byte
+}{
+	{criteria.ServicePayability, "payability-corpus.v1.json", &payabilityRaw},
+	{criteria.ServiceRailProbe, "railprobe-corpus.v1.json", &railProbeRaw},
+}
+
+// Services lists the services that have an embedded corpus, in order.
+func Services() []string {
+	out := make([]string, len(embedded))
+	for i, e := range embedded {
+		out[i] = e.service
+	}
+	return out
+}
+
+// embeddedFiles is every embedded corpus file by name — the graders' corpora
+// above, the lint corpus (lint.go) and the preflight corpus (preflight.go) —
+// each of which pins_gen.go pins.
+var embeddedFiles = map[string]*[]byte{
+	"payability-corpus.v1.json": &payabilityRaw,
+	"railprobe-corpus.v1.json":  &railProbeRaw,
+	"lint-corpus.v1.json":       &lintRaw,
+	"preflight-corpus.v1.json":  &preflightRaw,
+}
+
+func embeddedFile(service string) (file string, raw []byte, ok bool) {
+	for _, e := range embedded {
+		if e.service == service {
+			return e.file, *e.raw, true
+		}
+	}
+	return "", nil, false
+}
+
 // File is one corpus file.
 type File struct {
 	ID               string `json:"id"`
@@ -159,20 +201,18 @@ func Pin(raw []byte) (string, error) {
 
 // Raw returns the embedded bytes of the corpus of a service.
 func Raw(service string) []byte {
-	switch service {
-	case criteria.ServicePayability:
-		return bytes.Clone(payabilityRaw)
-	case criteria.ServiceRailProbe:
-		return bytes.Clone(railProbeRaw)
+	_, raw, ok := embeddedFile(service)
+	if !ok {
+		return nil
 	}
-	return nil
+	return bytes.Clone(raw)
 }
 
 // Load parses the embedded corpus of a service.
 func Load(service string) (File, error) {
 	var f File
-	raw := Raw(service)
-	if raw == nil {
+	_, raw, ok := embeddedFile(service)
+	if !ok {
 		return f, fmt.Errorf("corpus: unknown service %q", service)
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
@@ -189,21 +229,17 @@ type Ref struct {
 	SHA256 string `json:"sha256"`
 }
 
-var refs = map[string]Ref{}
-
-func init() {
-	for _, svc := range []string{criteria.ServicePayability, criteria.ServiceRailProbe} {
-		doc, _ := criteria.ForService(svc)
-		pin, err := Pin(Raw(svc))
-		if err != nil {
-			panic(err)
-		}
-		refs[svc] = Ref{ID: doc.Corpus.ID, SHA256: pin}
+// RefOf returns the corpus id and pin of a service's embedded corpus. The pin
+// was computed when the corpus was generated (pins_gen.go, checked by
+// `corpus/gen -check` in CI) so start-up does no work that scales with the
+// corpus; Run recomputes it from the embedded bytes and fails on a mismatch.
+func RefOf(service string) Ref {
+	file, _, ok := embeddedFile(service)
+	if !ok {
+		return Ref{}
 	}
+	return generatedPins[file]
 }
-
-// RefOf returns the corpus id and the pin recomputed from the embedded file.
-func RefOf(service string) Ref { return refs[service] }
 
 // Criteria returns the criteria document of a service as served: the
 // embedded bytes with corpus.sha256 set to the pin of the embedded corpus.

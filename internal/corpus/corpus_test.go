@@ -3,6 +3,10 @@ package corpus
 import (
 	"bytes"
 	"encoding/json"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -82,6 +86,81 @@ func TestHeaderNamesKeepFileOrder(t *testing.T) {
 	c := Capture{Outcome: "ok", Headers: map[string]string{"b": "2", "a": "1"}}
 	if got, _ := c.ToCapture(); len(got.Header) != 2 {
 		t.Errorf("headers of a capture built in code: %v", got.Header)
+	}
+}
+
+// Every embedded corpus has a pin built in (pins_gen.go), and it is the pin
+// recomputed from the embedded bytes.
+func TestGeneratedPinsMatchTheEmbeddedFiles(t *testing.T) {
+	for name, raw := range embeddedFiles {
+		pin, err := Pin(*raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := generatedPins[name]; got.SHA256 != pin || got.ID == "" {
+			t.Errorf("%s: built-in ref %+v, recomputed pin %s; run go run ./internal/corpus/gen", name, got, pin)
+		}
+	}
+	for _, svc := range Services() {
+		file, _, _ := embeddedFile(svc)
+		if RefOf(svc) != generatedPins[file] || embeddedFiles[file] == nil {
+			t.Errorf("%s: %s is not among the pinned files", svc, file)
+		}
+	}
+	if LintRef() != generatedPins[lintFile] || LintRef().ID == "" {
+		t.Errorf("lint ref %+v", LintRef())
+	}
+	if PreflightRef() != generatedPins[preflightFile] || PreflightRef().ID == "" {
+		t.Errorf("preflight ref %+v", PreflightRef())
+	}
+	if len(generatedPins) != len(embeddedFiles) {
+		t.Errorf("pins_gen.go pins %d files, %d are embedded", len(generatedPins), len(embeddedFiles))
+	}
+}
+
+// corpus verify fails when the built-in pin is not the recomputed one.
+func TestRunFailsOnABuiltInPinMismatch(t *testing.T) {
+	file, _, _ := embeddedFile(criteria.ServicePayability)
+	saved := generatedPins[file]
+	t.Cleanup(func() { generatedPins[file] = saved })
+	generatedPins[file] = Ref{ID: saved.ID, SHA256: strings.Repeat("0", 64)}
+	s, err := Run(criteria.ServicePayability)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.PinOK || s.OK() {
+		t.Fatal("a built-in pin that differs from the recomputed one passed")
+	}
+}
+
+// Start-up does no work that scales with the corpus: the package has no
+// init function and no package-level value computed by a call (issue 12).
+func TestNoInitWork(t *testing.T) {
+	files, _ := filepath.Glob("*.go")
+	fset := token.NewFileSet()
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			switch d := d.(type) {
+			case *ast.FuncDecl:
+				if d.Name.Name == "init" && d.Recv == nil {
+					t.Errorf("%s: func init", name)
+				}
+			case *ast.GenDecl:
+				ast.Inspect(d, func(n ast.Node) bool {
+					if _, ok := n.(*ast.CallExpr); ok {
+						t.Errorf("%s:%d: a package-level value is computed by a call", name, fset.Position(n.Pos()).Line)
+					}
+					return true
+				})
+			}
+		}
 	}
 }
 

@@ -85,22 +85,17 @@ func LoadLint() (LintFile, error) {
 	return f, nil
 }
 
-var lintRef Ref
+// lintFile is the lint corpus's name, its key in generatedPins.
+const lintFile = "lint-corpus.v1.json"
 
-func init() {
-	pin, err := Pin(lintRaw)
-	if err != nil {
-		panic(err)
-	}
-	lintRef = Ref{ID: lint.Rules().Corpus.ID, SHA256: pin}
-}
-
-// LintRef is the lint corpus id and the pin recomputed from the embedded file.
-func LintRef() Ref { return lintRef }
+// LintRef is the lint corpus id and pin built into this binary (pins_gen.go,
+// written by corpus/gen, checked by its -check in CI); RunLint recomputes the
+// pin from the embedded file and fails on a mismatch.
+func LintRef() Ref { return generatedPins[lintFile] }
 
 // LintRules returns the published x402-lint/v1 document with corpus.sha256
 // set to the lint corpus pin.
-func LintRules() ([]byte, error) { return lint.RulesWithPin(lintRef.SHA256) }
+func LintRules() ([]byte, error) { return lint.RulesWithPin(LintRef().SHA256) }
 
 // GradeLint runs one lint case and returns its result in the expected shape.
 func GradeLint(c LintCase) (LintExpected, error) {
@@ -166,9 +161,15 @@ func RunLint() (Summary, error) {
 	if err != nil {
 		return Summary{}, err
 	}
+	pin, err := Pin(lintRaw)
+	if err != nil {
+		return Summary{}, err
+	}
 	d := lint.Rules()
-	s := Summary{Service: "x402-lint", ID: f.ID, PinFile: f.SHA256, PinComp: lintRef.SHA256}
-	s.PinOK = f.SHA256 == lintRef.SHA256 && f.ID == d.Corpus.ID && f.RulesID == d.ID && f.RulesRevision == d.Revision
+	built := LintRef()
+	s := Summary{Service: "x402-lint", ID: f.ID, PinFile: f.SHA256, PinComp: pin, PinBuilt: built.SHA256}
+	s.PinOK = f.SHA256 == pin && built.SHA256 == pin && built.ID == f.ID &&
+		f.ID == d.Corpus.ID && f.RulesID == d.ID && f.RulesRevision == d.Revision
 	for _, c := range f.Cases {
 		s.Outcomes = append(s.Outcomes, RunLintCase(c))
 	}

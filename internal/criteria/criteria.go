@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -102,9 +103,11 @@ func (d Doc) Timeout() time.Duration {
 	return time.Duration(d.TargetFetch.TimeoutMS) * time.Millisecond
 }
 
+// The documents are parsed on first use, not at start-up: a command that
+// never reads them (version, help) pays nothing for them.
 var (
-	payability = mustParse(payabilityRaw)
-	railProbe  = mustParse(railProbeRaw)
+	payability = sync.OnceValue(func() Doc { return mustParse(payabilityRaw) })
+	railProbe  = sync.OnceValue(func() Doc { return mustParse(railProbeRaw) })
 )
 
 func mustParse(raw []byte) Doc {
@@ -116,18 +119,18 @@ func mustParse(raw []byte) Doc {
 }
 
 // Payability is the payability-verdict criteria (ops check and memo).
-func Payability() Doc { return payability }
+func Payability() Doc { return payability() }
 
 // RailProbe is the rail-probe criteria (op probe).
-func RailProbe() Doc { return railProbe }
+func RailProbe() Doc { return railProbe() }
 
 // ForService returns the document of a service name.
 func ForService(service string) (Doc, bool) {
 	switch service {
 	case ServicePayability:
-		return payability, true
+		return payability(), true
 	case ServiceRailProbe:
-		return railProbe, true
+		return railProbe(), true
 	}
 	return Doc{}, false
 }
@@ -143,7 +146,9 @@ func Raw(service string) []byte {
 	return nil
 }
 
-var pinRe = regexp.MustCompile(`("corpus"\s*:\s*\{[^{}]*"sha256"\s*:\s*")([0-9a-f]{64})(")`)
+var pinRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`("corpus"\s*:\s*\{[^{}]*"sha256"\s*:\s*")([0-9a-f]{64})(")`)
+})
 
 // WithPin returns the document bytes with corpus.sha256 replaced by pin and
 // every other byte unchanged.
@@ -151,7 +156,7 @@ func WithPin(raw []byte, pin string) ([]byte, error) {
 	if len(pin) != 64 || strings.Trim(pin, "0123456789abcdef") != "" {
 		return nil, errors.New("criteria: pin is not 64 lower-case hex digits")
 	}
-	locs := pinRe.FindAllSubmatchIndex(raw, -1)
+	locs := pinRe().FindAllSubmatchIndex(raw, -1)
 	if len(locs) != 1 {
 		return nil, fmt.Errorf("criteria: expected one corpus.sha256, found %d", len(locs))
 	}
@@ -172,19 +177,19 @@ func Timestamp(t time.Time) string { return t.UTC().Format(TimeFormat) }
 // CheckLine renders the check op's verdict line from the published grammar.
 func CheckLine(state string, end time.Time) string {
 	return strings.NewReplacer("<STATE>", state, "<check-end UTC>", Timestamp(end)).
-		Replace(payability.VerdictGrammar.Line)
+		Replace(payability().VerdictGrammar.Line)
 }
 
 // MemoLine renders the memo op's verdict line from the published grammar.
 func MemoLine(state string, end time.Time) string {
 	return strings.NewReplacer("<STATE>", state, "<check-end UTC>", Timestamp(end)).
-		Replace(payability.MemoOp.VerdictGrammar.Line)
+		Replace(payability().MemoOp.VerdictGrammar.Line)
 }
 
 // ProbeLine renders the probe op's verdict line from the published grammar.
 func ProbeLine(direct, facilitator string, end time.Time) string {
 	// The grammar names <GRADE> twice: direct first, facilitator second.
-	line := railProbe.VerdictGrammar.Line
+	line := railProbe().VerdictGrammar.Line
 	line = strings.Replace(line, "<GRADE>", direct, 1)
 	line = strings.Replace(line, "<GRADE>", facilitator, 1)
 	return strings.Replace(line, "<check-end UTC>", Timestamp(end), 1)

@@ -11,6 +11,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/exchangerebel/payability/internal/netcause"
 )
 
 // Closed error codes of the client.
@@ -27,14 +29,29 @@ type Error struct {
 	Call       string // "supported", "verify" or "settle"
 	Code       string // CodeTransport, CodeStatus or CodeMalformed
 	HTTPStatus int
-	ctxErr     error
+	// Cause says why a CodeTransport call got no answer, from the closed
+	// set of netcause (dns, refused, timeout, tls, reset, canceled,
+	// failed).
+	Cause  string
+	ctxErr error
 }
 
 func (e *Error) Error() string {
+	if e.Code == CodeTransport && e.Cause != "" {
+		return fmt.Sprintf("facilitator %s: %s (%s %s: %s)", e.Call, e.Code, methodOf(e.Call), "/"+e.Call, e.Cause)
+	}
 	if e.HTTPStatus != 0 {
 		return fmt.Sprintf("facilitator %s: %s (HTTP %d)", e.Call, e.Code, e.HTTPStatus)
 	}
 	return fmt.Sprintf("facilitator %s: %s", e.Call, e.Code)
+}
+
+// methodOf is the HTTP method of a call of the facilitator API.
+func methodOf(call string) string {
+	if call == "supported" {
+		return http.MethodGet
+	}
+	return http.MethodPost
 }
 
 // Unwrap exposes a context's error when a cancelled or expired context
@@ -147,7 +164,7 @@ func (c *Client) do(ctx context.Context, call, method string, body []byte) (int,
 	}
 	req, err := http.NewRequestWithContext(ctx, method, c.base+"/"+call, rd)
 	if err != nil {
-		return 0, nil, &Error{Call: call, Code: CodeTransport}
+		return 0, nil, &Error{Call: call, Code: CodeTransport, Cause: netcause.Failed}
 	}
 	req.Header.Set("Accept", "application/json")
 	if body != nil {
@@ -155,12 +172,12 @@ func (c *Client) do(ctx context.Context, call, method string, body []byte) (int,
 	}
 	res, err := c.http.Do(req)
 	if err != nil {
-		return 0, nil, &Error{Call: call, Code: CodeTransport, ctxErr: ctx.Err()}
+		return 0, nil, &Error{Call: call, Code: CodeTransport, Cause: netcause.Of(err), ctxErr: ctx.Err()}
 	}
 	defer res.Body.Close()
 	raw, err := io.ReadAll(io.LimitReader(res.Body, maxResponse+1))
 	if err != nil {
-		return 0, nil, &Error{Call: call, Code: CodeTransport, HTTPStatus: res.StatusCode, ctxErr: ctx.Err()}
+		return 0, nil, &Error{Call: call, Code: CodeTransport, HTTPStatus: res.StatusCode, Cause: netcause.Of(err), ctxErr: ctx.Err()}
 	}
 	if len(raw) > maxResponse {
 		return 0, nil, &Error{Call: call, Code: CodeMalformed, HTTPStatus: res.StatusCode}

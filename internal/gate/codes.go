@@ -30,6 +30,7 @@ const (
 	CodeFacilitatorError   Code = "facilitator_unavailable"
 	CodeFreeDailyLimit     Code = "free_daily_limit"
 	CodeFreeMinInterval    Code = "free_min_interval"
+	CodeFreeSourceLimit    Code = "free_source_limit"
 	CodePaymentInProgress  Code = "payment_in_progress"
 
 	// Facilitator rail: the form of an x402 payment payload, and the closed
@@ -72,6 +73,7 @@ var details = map[Code]string{
 	CodeFacilitatorError:   "The facilitator could not be reached or answered unreadably; the payment was not accepted.",
 	CodeFreeDailyLimit:     "The free pre-check allowance of 100 calls per UTC day is used up; the paid op is offered instead.",
 	CodeFreeMinInterval:    "Free pre-checks must be at least 5,000 ms apart; the paid op is offered instead.",
+	CodeFreeSourceLimit:    "The free pre-checks of this client address, all callers together, are used up for this UTC day (a ceiling stricter than the published per-wallet allowance); the paid op is offered instead.",
 	CodePaymentInProgress:  "This payment is being used by another request right now; retry after the indicated delay.",
 	CodePayloadMalformed:   "The payment header is not standard base64 of an x402 payment payload of the version this header carries.",
 	CodeInsufficientFunds:  "The facilitator found the paying wallet's balance insufficient.",

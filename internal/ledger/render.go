@@ -1,6 +1,8 @@
 package ledger
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -81,3 +83,45 @@ func measureText(t Tripwire, what string, value func(Measure) string) string {
 	}
 	return s
 }
+
+// MarshalJSON prints at and day0 to the millisecond, fixed width; the fields
+// keep their order.
+func (s Status) MarshalJSON() ([]byte, error) {
+	return marshalNoEscape(struct {
+		At       string          `json:"at"`
+		Day0     *string         `json:"day0"`
+		Fired    bool            `json:"fired"`
+		Services []ServiceStatus `json:"services"`
+	}{stamp(s.At), stampOrNil(s.Day0), s.Fired, s.Services})
+}
+
+// MarshalJSON prints day0 to the millisecond, fixed width.
+func (s ServiceStatus) MarshalJSON() ([]byte, error) {
+	return marshalNoEscape(struct {
+		Service   string     `json:"service"`
+		Day0      *string    `json:"day0"`
+		Tripwires []Tripwire `json:"tripwires"`
+	}{s.Service, stampOrNil(s.Day0), s.Tripwires})
+}
+
+// marshalNoEscape is json.Marshal without HTML escaping ("> 5%" stays as is).
+func marshalNoEscape(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(b.Bytes(), "\n"), nil
+}
+
+func stampOrNil(t *time.Time) *string {
+	if t == nil {
+		return nil
+	}
+	s := stamp(*t)
+	return &s
+}
+
+// stamp is a time in UTC to the millisecond, fixed width (store.TimestampLayout).
+func stamp(t time.Time) string { return t.UTC().Format(store.TimestampLayout) }

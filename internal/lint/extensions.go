@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -121,7 +122,7 @@ type refuseLoader struct{}
 
 func (refuseLoader) Load(string) (any, error) { return nil, errRefused }
 
-var siwxNonce = regexp.MustCompile(`^[0-9a-fA-F]{32}$`)
+var siwxNonce = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-fA-F]{32}$`) }) // compiled on first use, not at start-up
 
 // signInWithX grades the server-declared info of sign-in-with-x against the
 // called URL and the check time (sign-in-with-x.md, Server-Declared Fields
@@ -146,7 +147,7 @@ func (g *grader) signInWithX(leg Leg, ext map[string]any) {
 	if str(info, "version") != "1" {
 		g.add(ruleSIWXVersion, leg, nil, p+"version")
 	}
-	if !siwxNonce.MatchString(str(info, "nonce")) {
+	if !siwxNonce().MatchString(str(info, "nonce")) {
 		g.add(ruleSIWXNonce, leg, nil, p+"nonce")
 	}
 	now := g.in.Now
@@ -170,7 +171,7 @@ func parseTime(v any) (time.Time, error) {
 	return time.Parse(time.RFC3339Nano, s)
 }
 
-var paymentID = regexp.MustCompile(`^[A-Za-z0-9_-]{16,128}$`)
+var paymentID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_-]{16,128}$`) }) // compiled on first use, not at start-up
 
 // paymentIdentifier grades payment-identifier's info: a boolean required
 // and, when present, an id of 16 to 128 of A-Z a-z 0-9 - _
@@ -186,7 +187,7 @@ func (g *grader) paymentIdentifier(leg Leg, ext map[string]any) {
 		g.add(rulePaymentIdentifierInvalid, leg, nil, p+".required")
 	}
 	if v, present := info["id"]; present {
-		if s, _ := v.(string); !paymentID.MatchString(s) {
+		if s, _ := v.(string); !paymentID().MatchString(s) {
 			g.add(rulePaymentIdentifierInvalid, leg, nil, p+".id")
 		}
 	}

@@ -15,7 +15,7 @@ type grader struct {
 // add records one finding of a published rule; the severity is the
 // document's, the message the rule's static text.
 func (g *grader) add(id string, leg Leg, entry *int, field string) {
-	r, ok := registry[id]
+	r, ok := ruleSetOnce().registry[id]
 	if !ok {
 		panic("lint: unpublished rule " + id)
 	}

@@ -3,6 +3,7 @@ package lint
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // v1Networks maps the legacy network names of x402 v1 (the names v1 clients
@@ -34,10 +35,10 @@ func NetworkCAIP2(v1Name string) (string, bool) {
 // caip2 is the CAIP-2 chain id grammar: a namespace of 3 to 8 lower-case
 // letters, digits or hyphens, a colon, and a reference of 1 to 32 letters,
 // digits, hyphens or underscores.
-var caip2 = regexp.MustCompile(`^[-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,32}$`)
+var caip2 = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,32}$`) }) // compiled on first use, not at start-up
 
 // IsCAIP2 reports whether s is a CAIP-2 chain id.
-func IsCAIP2(s string) bool { return caip2.MatchString(s) }
+func IsCAIP2(s string) bool { return caip2().MatchString(s) }
 
 // Family is a network family: how its addresses are written and which scheme
 // rules apply.

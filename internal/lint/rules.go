@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 //go:embed x402-lint.v1.json
@@ -45,17 +46,21 @@ type Doc struct {
 	Rules []Rule `json:"rules"`
 }
 
-var (
+// ruleSet is the parsed rules document and its rules by id.
+type ruleSet struct {
 	doc      Doc
-	registry = map[string]Rule{}
-)
+	registry map[string]Rule
+}
 
-func init() {
-	if err := json.Unmarshal(rulesRaw, &doc); err != nil {
+// ruleSetOnce parses the embedded document on first use, not at start-up: a
+// command that never lints pays nothing for it.
+var ruleSetOnce = sync.OnceValue(func() ruleSet {
+	rs := ruleSet{registry: map[string]Rule{}}
+	if err := json.Unmarshal(rulesRaw, &rs.doc); err != nil {
 		panic("lint: embedded rules document does not parse: " + err.Error())
 	}
-	for _, r := range doc.Rules {
-		if _, dup := registry[r.ID]; dup {
+	for _, r := range rs.doc.Rules {
+		if _, dup := rs.registry[r.ID]; dup {
 			panic("lint: duplicate rule id " + r.ID)
 		}
 		switch r.Severity {
@@ -63,27 +68,30 @@ func init() {
 		default:
 			panic("lint: rule " + r.ID + " has no known severity")
 		}
-		registry[r.ID] = r
+		rs.registry[r.ID] = r
 	}
-}
+	return rs
+})
 
 // Rules returns the published rule set (a copy).
 func Rules() Doc {
-	d := doc
-	d.Rules = append([]Rule(nil), doc.Rules...)
+	d := ruleSetOnce().doc
+	d.Rules = append([]Rule(nil), d.Rules...)
 	return d
 }
 
 // RuleByID returns the published rule with that id.
 func RuleByID(id string) (Rule, bool) {
-	r, ok := registry[id]
+	r, ok := ruleSetOnce().registry[id]
 	return r, ok
 }
 
 // RulesRaw returns a copy of the embedded document's bytes.
 func RulesRaw() []byte { return bytes.Clone(rulesRaw) }
 
-var pinRe = regexp.MustCompile(`("corpus"\s*:\s*\{[^{}]*"sha256"\s*:\s*")([0-9a-f]{0,64})(")`)
+var pinRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`("corpus"\s*:\s*\{[^{}]*"sha256"\s*:\s*")([0-9a-f]{0,64})(")`)
+}) // compiled on first use, not at start-up
 
 // RulesWithPin returns the embedded document with corpus.sha256 set to pin
 // (the lint corpus's pin) and every other byte unchanged: the bytes printed
@@ -92,7 +100,7 @@ func RulesWithPin(pin string) ([]byte, error) {
 	if len(pin) != 64 || strings.Trim(pin, "0123456789abcdef") != "" {
 		return nil, errors.New("lint: pin is not 64 lower-case hex digits")
 	}
-	locs := pinRe.FindAllSubmatchIndex(rulesRaw, -1)
+	locs := pinRe().FindAllSubmatchIndex(rulesRaw, -1)
 	if len(locs) != 1 {
 		return nil, fmt.Errorf("lint: expected one corpus.sha256, found %d", len(locs))
 	}

@@ -5,6 +5,7 @@ package ops
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 
 	"github.com/exchangerebel/payability/internal/capture"
@@ -37,21 +38,36 @@ type Fetcher interface {
 	RunProbes(ctx context.Context, url string) []capture.Capture
 }
 
-// Scoper is a Fetcher that opens connection scopes (*target.Client): each op
-// then runs in a scope of its own, so its requests reuse connections and no
-// connection is ever shared with another op's (another caller's) requests.
+// Scoper is a Fetcher that opens connection scopes of its own making: a
+// wrapper of a *target.Client that wraps the scope's requests too (the scan
+// command's guard watch). Each op then runs in a scope of its own, so its
+// requests reuse connections and no connection is ever shared with another
+// op's (another caller's) requests.
 type Scoper interface {
 	Scope(idlePerHost int) target.Scope
 }
 
+// OpenScope opens a connection scope on f: a *target.Client's own pool, or a
+// Scoper's scope. It opens none (false) for anything else: a fake, a scope
+// already, or a type that embeds a *target.Client to wrap its requests
+// (a scope of the embedded Client would bypass the wrapper's methods, so
+// such a fetcher is used as it is).
+func OpenScope(f Fetcher, idlePerHost int) (target.Scope, bool) {
+	switch f := f.(type) {
+	case *target.Client:
+		return f.Pool(idlePerHost), true
+	case Scoper:
+		return f.Scope(idlePerHost), true
+	}
+	return nil, false
+}
+
 // Scoped returns r with its Fetcher replaced by a connection scope of its
-// own, and the function that closes the scope; when the Fetcher opens no
-// scopes (it is one already, or a fake), r itself and a no-op. A scope kept
-// by a job that runs many ops (a scan run) passes its Runner's Fetcher as the
-// scope, so the ops share it.
+// own (OpenScope), and the function that closes the scope; when the Fetcher
+// opens none, r itself and a no-op. A job that runs many ops (a scan run)
+// keeps one scope and passes it as its Runner's Fetcher, so the ops share it.
 func (r Runner) Scoped(idlePerHost int) (Runner, func()) {
-	if sc, ok := r.Fetcher.(Scoper); ok {
-		s := sc.Scope(idlePerHost)
+	if s, ok := OpenScope(r.Fetcher, idlePerHost); ok {
 		r.Fetcher = s
 		return r, s.Close
 	}
@@ -109,12 +125,20 @@ func NewEnvelope(op, url string, end time.Time, line string) Envelope {
 type CheckReport struct {
 	Envelope
 	verdict.CheckResult
+	// FetchError says why the fetch got no response, from a closed set
+	// (capture.FetchError); nil when a response arrived or the fetch timed
+	// out. It is ours, not a criteria factor: it never changes the state, and
+	// the JSON puts it in factors beside the criteria's reason.
+	FetchError *capture.FetchError `json:"-"`
 }
 
 // MemoReport is the A4 report.
 type MemoReport struct {
 	Envelope
 	verdict.MemoResult
+	// FetchErrors are the two fetches' FetchError (see CheckReport); the JSON
+	// puts each in its fetch's factors as fetch_error.
+	FetchErrors [2]*capture.FetchError `json:"-"`
 }
 
 // ProbeReport is the A3 report.
@@ -122,6 +146,76 @@ type ProbeReport struct {
 	Envelope
 	verdict.ProbeResult
 	NoFundsProperty string `json:"no_funds_property"`
+	// FetchErrors are the seven probes' FetchError (see CheckReport); the
+	// JSON puts each in its probe entry as fetch_error.
+	FetchErrors [7]*capture.FetchError `json:"-"`
+}
+
+// fetchError is a capture's FetchError, nil when it has none.
+func fetchError(c capture.Capture) *capture.FetchError {
+	if c.Error == "" {
+		return nil
+	}
+	e := c.Error
+	return &e
+}
+
+// MarshalJSON writes the report with fetch_error after the criteria's
+// factors (docs/report-format.md).
+func (r CheckReport) MarshalJSON() ([]byte, error) {
+	type factors struct {
+		verdict.CheckFactors
+		FetchError *capture.FetchError `json:"fetch_error"`
+	}
+	return json.Marshal(struct {
+		Envelope
+		State   verdict.State `json:"state"`
+		Factors factors       `json:"factors"`
+	}{r.Envelope, r.State, factors{r.Factors, r.FetchError}})
+}
+
+// MarshalJSON writes the report with each fetch's fetch_error in its factors.
+func (r MemoReport) MarshalJSON() ([]byte, error) {
+	type fetch struct {
+		verdict.FetchFactors
+		FetchError *capture.FetchError `json:"fetch_error"`
+	}
+	type factors struct {
+		Fetch1 fetch `json:"fetch1"`
+		Fetch2 fetch `json:"fetch2"`
+		verdict.MemoFactors
+	}
+	f := factors{fetch{r.Factors.Fetch1, r.FetchErrors[0]}, fetch{r.Factors.Fetch2, r.FetchErrors[1]}, r.Factors}
+	return json.Marshal(struct {
+		Envelope
+		State   verdict.State `json:"state"`
+		Reason  *string       `json:"reason"`
+		Factors factors       `json:"factors"`
+	}{r.Envelope, r.State, r.Reason, f})
+}
+
+// MarshalJSON writes the report with each probe's fetch_error in its entry.
+func (r ProbeReport) MarshalJSON() ([]byte, error) {
+	type entry struct {
+		verdict.ProbeEntry
+		FetchError *capture.FetchError `json:"fetch_error"`
+	}
+	probes := make([]entry, len(r.Probes))
+	for i, p := range r.Probes {
+		probes[i].ProbeEntry = p
+		if i < len(r.FetchErrors) {
+			probes[i].FetchError = r.FetchErrors[i]
+		}
+	}
+	return json.Marshal(struct {
+		Envelope
+		Outcome         string          `json:"outcome"`
+		Grades          verdict.Grades  `json:"grades"`
+		Probes          []entry         `json:"probes"`
+		Methods         verdict.Methods `json:"methods"`
+		Exposures       []string        `json:"exposures"`
+		NoFundsProperty string          `json:"no_funds_property"`
+	}{r.Envelope, r.ProbeResult.Outcome, r.Grades, probes, r.Methods, r.Exposures, r.NoFundsProperty})
 }
 
 // Report is any of the three reports.
@@ -160,9 +254,10 @@ func (r Runner) Check(ctx context.Context, url string) (CheckReport, error) {
 	if err := target.CheckURL(url); err != nil {
 		return CheckReport{}, err
 	}
-	res := verdict.Check(url, r.Fetcher.Get(ctx, url))
+	c := r.Fetcher.Get(ctx, url)
+	res := verdict.Check(url, c)
 	end := r.now()
-	return CheckReport{NewEnvelope(OpCheck, url, end, criteria.CheckLine(string(res.State), end)), res}, nil
+	return CheckReport{NewEnvelope(OpCheck, url, end, criteria.CheckLine(string(res.State), end)), res, fetchError(c)}, nil
 }
 
 // Memo runs A4: two back-to-back GETs of url, graded as a pair.
@@ -176,7 +271,8 @@ func (r Runner) Memo(ctx context.Context, url string) (MemoReport, error) {
 	second := r.Fetcher.Get(ctx, url)
 	res := verdict.Memo(first, second)
 	end := r.now()
-	return MemoReport{NewEnvelope(OpMemo, url, end, criteria.MemoLine(string(res.State), end)), res}, nil
+	return MemoReport{NewEnvelope(OpMemo, url, end, criteria.MemoLine(string(res.State), end)), res,
+		[2]*capture.FetchError{fetchError(first), fetchError(second)}}, nil
 }
 
 // Probe runs A3: the seven published probes in order, graded.
@@ -186,10 +282,19 @@ func (r Runner) Probe(ctx context.Context, url string) (ProbeReport, error) {
 	}
 	r, done := r.Scoped(1) // the seven probes share a connection
 	defer done()
-	res := verdict.Probe(r.Fetcher.RunProbes(ctx, url))
+	caps := r.Fetcher.RunProbes(ctx, url)
+	res := verdict.Probe(caps)
 	end := r.now()
 	line := criteria.ProbeLine(string(res.Grades.Direct.Grade), string(res.Grades.Facilitator.Grade), end)
-	return ProbeReport{NewEnvelope(OpProbe, url, end, line), res, criteria.RailProbe().NoFundsProperty}, nil
+	rep := ProbeReport{Envelope: NewEnvelope(OpProbe, url, end, line), ProbeResult: res, NoFundsProperty: criteria.RailProbe().NoFundsProperty}
+	for i := range rep.FetchErrors {
+		// A probe the grader reports as not sent (after a failed baseline)
+		// has no fetch error whatever the fetcher returned.
+		if i < len(caps) && i < len(res.Probes) && res.Probes[i].Outcome != capture.NotSent {
+			rep.FetchErrors[i] = fetchError(caps[i])
+		}
+	}
+	return rep, nil
 }
 
 // Run runs the named op.

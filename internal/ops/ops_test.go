@@ -181,3 +181,37 @@ func TestScopedLeavesAFetcherThatOpensNoScopes(t *testing.T) {
 		t.Fatal("Scoped replaced a fetcher that opens no scopes")
 	}
 }
+
+// wrapped embeds a Client to change its requests, as tests and tools do: a
+// scope of the embedded Client would bypass its Get, so none is opened.
+type wrapped struct {
+	*target.Client
+	gets atomic.Int64
+}
+
+func (w *wrapped) Get(ctx context.Context, url string) capture.Capture {
+	w.gets.Add(1)
+	return w.Client.Get(ctx, url)
+}
+
+func TestAWrapperOfAClientKeepsItsOwnMethods(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusPaymentRequired)
+	}))
+	defer srv.Close()
+	w := &wrapped{Client: target.New(target.Options{AllowPrivate: true})}
+	if _, err := (Runner{Fetcher: w}).Memo(context.Background(), srv.URL); err != nil {
+		t.Fatal(err)
+	}
+	if w.gets.Load() != 2 {
+		t.Fatalf("the wrapper saw %d of memo's 2 GETs", w.gets.Load())
+	}
+	if _, ok := OpenScope(w, 1); ok {
+		t.Fatal("OpenScope opened a scope under a wrapper")
+	}
+	s, ok := OpenScope(w.Client, 1)
+	if !ok {
+		t.Fatal("OpenScope opened no scope on a Client")
+	}
+	s.Close()
+}

@@ -2,6 +2,7 @@ package preflight
 
 import (
 	"regexp"
+	"sync"
 
 	"github.com/exchangerebel/payability/internal/capture"
 	"github.com/exchangerebel/payability/internal/lint"
@@ -125,12 +126,12 @@ func decide(f facts) (Decision, []Reason) {
 	return Go, reasons
 }
 
-var resourceField = regexp.MustCompile(`^(resource(\..+)?|accepts\[[0-9]+\]\.resource)$`)
+var resourceField = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(resource(\..+)?|accepts\[[0-9]+\]\.resource)$`) }) // compiled on first use, not at start-up
 
 // resourceError reports whether lint found an error on a resource field.
 func resourceError(res lint.Result) bool {
 	for _, f := range res.Findings {
-		if f.Severity == lint.Error && resourceField.MatchString(f.Field) {
+		if f.Severity == lint.Error && resourceField().MatchString(f.Field) {
 			return true
 		}
 	}

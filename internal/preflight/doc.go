@@ -12,6 +12,7 @@ import (
 	"bytes"
 	_ "embed"
 	"encoding/json"
+	"sync"
 )
 
 //go:embed x402-preflight.v1.json
@@ -65,16 +66,18 @@ type Doc struct {
 	} `json:"decision"`
 }
 
-var doc = func() Doc {
+// doc parses the embedded document on first use, not at start-up: a command
+// that never preflights pays nothing for it.
+var doc = sync.OnceValue(func() Doc {
 	var d Doc
 	if err := json.Unmarshal(docRaw, &d); err != nil {
 		panic("preflight: embedded document does not parse: " + err.Error())
 	}
 	return d
-}()
+})
 
 // Document returns the parsed document.
-func Document() Doc { return doc }
+func Document() Doc { return doc() }
 
 // NoFundsProperty is the document's sentence on why no probe can move funds.
-func NoFundsProperty() string { return doc.Probes.NoFundsProperty }
+func NoFundsProperty() string { return doc().Probes.NoFundsProperty }

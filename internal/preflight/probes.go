@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Probe ids, in the published order.
@@ -178,13 +179,13 @@ func encode(v any) []byte {
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 }
 
-var identPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9:._-]{0,63}$`)
+var identPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9:._-]{0,63}$`) }) // compiled on first use, not at start-up
 
 // safeIdent passes a protocol identifier (scheme, network) into a record
 // when it has the shape of one, and "" otherwise, so no fetched free text
 // reaches a record.
 func safeIdent(s string) string {
-	if identPattern.MatchString(s) {
+	if identPattern().MatchString(s) {
 		return s
 	}
 	return ""

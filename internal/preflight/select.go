@@ -5,6 +5,7 @@ import (
 	"math/big"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/exchangerebel/payability/internal/lint"
 )
@@ -20,10 +21,10 @@ type Options struct {
 // ValidCAIP2 reports whether s is a CAIP-2 chain id (lint's grammar).
 func ValidCAIP2(s string) bool { return lint.IsCAIP2(s) }
 
-var digitsPattern = regexp.MustCompile(`^[0-9]+$`)
+var digitsPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9]+$`) }) // compiled on first use, not at start-up
 
 // ValidAmount reports whether s is a decimal integer of atomic units.
-func ValidAmount(s string) bool { return digitsPattern.MatchString(s) && len(s) <= 78 }
+func ValidAmount(s string) bool { return digitsPattern().MatchString(s) && len(s) <= 78 }
 
 // Entry is one candidate accepts entry as the decision reads it. entry and
 // resource hold fetched values and never leave this package's results.
@@ -119,10 +120,10 @@ func warned(res lint.Result, leg lint.Leg, index int) bool {
 	return false
 }
 
-var evmAddress = regexp.MustCompile(`^0x[0-9a-fA-F]{40}$`)
+var evmAddress = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^0x[0-9a-fA-F]{40}$`) }) // compiled on first use, not at start-up
 
 func sameAsset(offered, wanted string) bool {
-	if evmAddress.MatchString(offered) && evmAddress.MatchString(wanted) {
+	if evmAddress().MatchString(offered) && evmAddress().MatchString(wanted) {
 		return strings.EqualFold(offered, wanted)
 	}
 	return offered == wanted

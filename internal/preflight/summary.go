@@ -23,7 +23,7 @@ func (r Reason) Sentence() string { return reasonSentences[r] }
 
 // GoSentence is the sentence of a GO, at the check-end time.
 func GoSentence(at string) string {
-	return strings.Replace(doc.Decision.GoSentence, "{checked_at}", at, 1)
+	return strings.Replace(doc().Decision.GoSentence, "{checked_at}", at, 1)
 }
 
 // Summary is the one line a person reads first.

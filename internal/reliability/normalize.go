@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/exchangerebel/payability/internal/target"
 )
@@ -80,10 +81,10 @@ func Normalize(intended string) (string, error) {
 	return out, nil
 }
 
-var serviceIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+var serviceIDPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`) }) // compiled on first use, not at start-up
 
 // ValidServiceID reports whether id is a plain token that may name a record.
-func ValidServiceID(id string) bool { return serviceIDPattern.MatchString(id) }
+func ValidServiceID(id string) bool { return serviceIDPattern().MatchString(id) }
 
 // DefaultAPI is the public CORTX API.
 const DefaultAPI = "https://usecortx.dev"

@@ -2,6 +2,7 @@ package reliability
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -51,7 +53,7 @@ func Clean(s string, max int) string {
 	return b.String()
 }
 
-var labelPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$`)
+var labelPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$`) }) // compiled on first use, not at start-up
 
 // stageNames are the skill's seven failure stages, in snake case.
 var stageNames = map[string]bool{
@@ -64,7 +66,7 @@ var stageNames = map[string]bool{
 // written with spaces. Anything else (sentences, URLs, markup, long text) is
 // withheld: it may be an instruction, and appears only in a --debug dump.
 func Label(s string) (string, bool) {
-	if labelPattern.MatchString(s) {
+	if labelPattern().MatchString(s) {
 		return s, true
 	}
 	if len(s) <= maxLabel {
@@ -108,9 +110,9 @@ func (f Finding) MarshalJSON() ([]byte, error) {
 	}{plain(f), f.Message()})
 }
 
-// stamp prints a time in UTC to the millisecond at most (trailing zeros of
-// the fraction dropped), as the reports print check times.
-func stamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.999Z07:00") }
+// stamp prints a time in UTC to the millisecond, fixed width
+// (2006-01-02T15:04:05.000Z), as the reports print check times.
+func stamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
 
 // RenderJSON writes the result as one indented JSON document: the decision,
 // the record (only when it validated and bound), the local terms and every
@@ -120,9 +122,15 @@ func RenderJSON(w io.Writer, r Result) error {
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(struct {
-		Result
-		Advisory string `json:"advisory"`
-	}{r, AdvisoryNote})
+		ServiceID   string    `json:"service_id"`
+		IntendedURL string    `json:"intended_url"`
+		CheckedAt   string    `json:"checked_at"` // to the millisecond, fixed width
+		Decision    Decision  `json:"decision"`
+		Record      *Record   `json:"record"`
+		Terms       *Terms    `json:"terms"`
+		Findings    []Finding `json:"findings"`
+		Advisory    string    `json:"advisory"`
+	}{r.ServiceID, r.IntendedURL, stamp(r.CheckedAt), r.Decision, r.Record, r.Terms, r.Findings, AdvisoryNote})
 }
 
 // pct prints a percentage cut (never rounded up) to two decimals.
@@ -262,4 +270,27 @@ func RenderDebug(w io.Writer, r Result) error {
 		dump("challenge", r.Debug.ChallengeURL, r.Debug.Challenge)
 	}
 	return bw.Flush()
+}
+
+// MarshalJSON prints last_verified_at to the millisecond, fixed width, as
+// every time payability prints; the fields keep their order.
+func (rec Record) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // as RenderJSON: an endpoint_url's & stays as is
+	err := enc.Encode(struct {
+		Status                Status    `json:"status"`
+		EndpointURL           string    `json:"endpoint_url"`
+		ChainID               int64     `json:"chain_id"`
+		TokenAddress          string    `json:"token_address"`
+		PayeeAddress          string    `json:"payee_address"`
+		UptimePercent         float64   `json:"uptime_percent"`
+		PaidDeliveryPercent   float64   `json:"paid_delivery_percent"`
+		SchemaValidityPercent float64   `json:"schema_validity_percent"`
+		MedianLatencyMs       float64   `json:"median_latency_ms"`
+		LastVerifiedAt        string    `json:"last_verified_at"`
+		ActiveIncident        *Incident `json:"active_incident"`
+	}{rec.Status, rec.EndpointURL, rec.ChainID, rec.TokenAddress, rec.PayeeAddress, rec.UptimePercent,
+		rec.PaidDeliveryPercent, rec.SchemaValidityPercent, rec.MedianLatencyMs, stamp(rec.LastVerifiedAt), rec.ActiveIncident})
+	return bytes.TrimRight(b.Bytes(), "\n"), err
 }

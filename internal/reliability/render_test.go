@@ -133,7 +133,7 @@ func TestLabel(t *testing.T) {
 func TestTextTimesToTheMillisecond(t *testing.T) {
 	for in, want := range map[time.Time]string{
 		checkTime.Add(123456789 * time.Nanosecond): "Checked 2026-11-29T12:00:00.123Z.",
-		checkTime: "Checked 2026-11-29T12:00:00Z.",
+		checkTime: "Checked 2026-11-29T12:00:00.000Z.", // fixed width
 	} {
 		r := Result{ServiceID: serviceID, IntendedURL: intendedURL, CheckedAt: in,
 			Decision: Decision{Action: Unverified, Rule: RuleNotMonitored}}

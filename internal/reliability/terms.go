@@ -88,10 +88,10 @@ func ResolveTerms(c capture.Capture) (Terms, []Finding) {
 	var findings []Finding
 	first := entries[0]
 	for _, e := range entries {
-		if !addressPattern.MatchString(e.payTo) {
+		if !addressPattern().MatchString(e.payTo) {
 			findings = appendOnce(findings, Finding{StageChallenge, FieldPayTo, CodeNotAddress})
 		}
-		if !addressPattern.MatchString(e.asset) {
+		if !addressPattern().MatchString(e.asset) {
 			findings = appendOnce(findings, Finding{StageChallenge, FieldAsset, CodeNotAddress})
 		}
 	}

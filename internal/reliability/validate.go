@@ -8,6 +8,7 @@ import (
 	"math"
 	"regexp"
 	"strconv"
+	"sync"
 	"time"
 )
 
@@ -81,8 +82,8 @@ var recordFields = []string{
 var incidentFields = []string{"severity", "failure_stage", "opened_at"}
 
 var (
-	addressPattern = regexp.MustCompile(`^0x[0-9a-fA-F]{40}$`)
-	integerPattern = regexp.MustCompile(`^-?(0|[1-9][0-9]*)$`)
+	addressPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^0x[0-9a-fA-F]{40}$`) }) // compiled on first use, not at start-up
+	integerPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^-?(0|[1-9][0-9]*)$`) }) // compiled on first use, not at start-up
 )
 
 // Validate checks a CORTX response body strictly, field by field, as the
@@ -124,7 +125,7 @@ func Validate(raw []byte, now time.Time) (Record, []Finding) {
 	if lit, ok := v.number(FieldChainID, false, false); ok {
 		n, err := strconv.ParseInt(lit, 10, 64)
 		switch {
-		case !integerPattern.MatchString(lit):
+		case !integerPattern().MatchString(lit):
 			v.add(FieldChainID, CodeNotInteger)
 		case err != nil || n <= 0:
 			v.add(FieldChainID, CodeOutOfRange)
@@ -334,7 +335,7 @@ func (v *validator) address(field string) string {
 	if !ok {
 		return ""
 	}
-	if !addressPattern.MatchString(s) {
+	if !addressPattern().MatchString(s) {
 		v.add(field, CodeNotAddress)
 		return ""
 	}

@@ -162,6 +162,7 @@ type node struct {
 	name   string
 	url    string
 	srv    *httptest.Server
+	s      *Server
 	gate   *gate.Gate
 	store  store.Store
 	keys   report.KeySet
@@ -232,7 +233,7 @@ func (c *cluster) start(name string, o nodeOptions) *node {
 	}
 	srv := httptest.NewServer(s)
 	tb.Cleanup(srv.Close)
-	return &node{name: name, url: srv.URL, srv: srv, gate: g, store: st, keys: keys, client: c.client}
+	return &node{name: name, url: srv.URL, srv: srv, s: s, gate: g, store: st, keys: keys, client: c.client}
 }
 
 // do sends one request; it is safe from any goroutine.
@@ -244,6 +245,9 @@ func (n *node) do(method, path, body string, hdr map[string]string) (response, e
 	req, err := http.NewRequest(method, n.url+path, rd)
 	if err != nil {
 		return response{}, err
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
 	}
 	for k, v := range hdr {
 		req.Header.Set(k, v)

@@ -45,8 +45,8 @@ func TestPaidOpsNotSoldOfferNoChallenge(t *testing.T) {
 		t.Errorf("POST {}: %d", res.status)
 	}
 	// The free tier's exhaustion answer offers no paid challenge either.
-	h.do(http.MethodPost, "/toll/payability/precheck", `{"url":"https://seller.example/","caller":"w"}`, nil)
-	res := h.do(http.MethodPost, "/toll/payability/precheck", `{"url":"https://seller.example/","caller":"w"}`, nil)
+	h.do(http.MethodPost, "/toll/payability/precheck", `{"url":"https://seller.example/","caller":"`+testWallet("w")+`"}`, nil)
+	res := h.do(http.MethodPost, "/toll/payability/precheck", `{"url":"https://seller.example/","caller":"`+testWallet("w")+`"}`, nil)
 	check("exhausted pre-check", res)
 	if !strings.Contains(string(res.body), `"free_min_interval"`) {
 		t.Errorf("exhausted pre-check does not say why: %d %s", res.status, res.body)

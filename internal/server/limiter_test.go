@@ -18,6 +18,7 @@ func TestFreeTierCountsAnIPv6ClientByItsSlash64(t *testing.T) {
 	for _, addr := range []string{"[2001:db8:1:2::1]:40000", "[2001:db8:1:2:ffff::2]:40001", "[2001:db8:1:2:abcd:1:2:3]:40002"} {
 		req := httptest.NewRequest(http.MethodPost, "/toll/payability/precheck", strings.NewReader(`{"url":"https://seller.example/api"}`))
 		req.RemoteAddr = addr
+		req.Header.Set("Content-Type", "application/json")
 		rec := httptest.NewRecorder()
 		h.s.ServeHTTP(rec, req)
 		statuses = append(statuses, rec.Code)

@@ -109,7 +109,7 @@ func TestOnePaymentPresentedToTwoInstancesPaysOnce(t *testing.T) {
 
 // freeCall is one free pre-check of wallet on n.
 func freeCall(n *node, wallet string) (response, error) {
-	return n.do(http.MethodPost, precheckPath, `{"url":"https://seller.example/api","caller":"`+wallet+`"}`, nil)
+	return n.do(http.MethodPost, precheckPath, `{"url":"https://seller.example/api","caller":"`+testWallet(wallet)+`"}`, nil)
 }
 
 func TestFreeTierIsSharedAcrossInstances(t *testing.T) {
@@ -150,7 +150,7 @@ func TestFreeTierIsSharedAcrossInstances(t *testing.T) {
 		nodes := []*node{a, b}
 		for i := range 100 {
 			n := nodes[i%2]
-			res := n.mustDo(t, http.MethodPost, precheckPath, `{"url":"https://seller.example/api","caller":"wallet-day"}`, nil)
+			res := n.mustDo(t, http.MethodPost, precheckPath, `{"url":"https://seller.example/api","caller":"`+testWallet("wallet-day")+`"}`, nil)
 			if res.status != http.StatusOK {
 				t.Fatalf("call %d on %s: %d %s", i+1, n.name, res.status, res.body)
 			}
@@ -161,14 +161,14 @@ func TestFreeTierIsSharedAcrossInstances(t *testing.T) {
 			c.clock.Add(5 * time.Second)
 		}
 		for _, n := range nodes {
-			res := n.mustDo(t, http.MethodPost, precheckPath, `{"url":"https://seller.example/api","caller":"wallet-day"}`, nil)
+			res := n.mustDo(t, http.MethodPost, precheckPath, `{"url":"https://seller.example/api","caller":"`+testWallet("wallet-day")+`"}`, nil)
 			if res.status != http.StatusPaymentRequired || errorCode(res.body) != string(gate.CodeFreeDailyLimit) {
 				t.Errorf("101st call on %s: %d %s, want 402 free_daily_limit", n.name, res.status, res.body)
 			}
 		}
 		// The next UTC day opens a new allowance, on either instance.
 		c.clock.Add(24 * time.Hour)
-		if res := b.mustDo(t, http.MethodPost, precheckPath, `{"url":"https://seller.example/api","caller":"wallet-day"}`, nil); res.status != http.StatusOK {
+		if res := b.mustDo(t, http.MethodPost, precheckPath, `{"url":"https://seller.example/api","caller":"`+testWallet("wallet-day")+`"}`, nil); res.status != http.StatusOK {
 			t.Errorf("the next day on B: %d %s", res.status, res.body)
 		}
 	})
@@ -190,10 +190,10 @@ func TestFreeTierIsSharedAcrossInstances(t *testing.T) {
 			c := newCluster(t)
 			a := c.start("A", nodeOptions{UseDBClock: tc.dbClock, Now: past})
 			b := c.start("B", nodeOptions{UseDBClock: tc.dbClock, Now: future})
-			if res := a.mustDo(t, http.MethodPost, precheckPath, `{"url":"https://seller.example/api","caller":"wallet-clock"}`, nil); res.status != http.StatusOK {
+			if res := a.mustDo(t, http.MethodPost, precheckPath, `{"url":"https://seller.example/api","caller":"`+testWallet("wallet-clock")+`"}`, nil); res.status != http.StatusOK {
 				t.Fatalf("UseDBClock %v: first call on A: %d %s", tc.dbClock, res.status, res.body)
 			}
-			res := b.mustDo(t, http.MethodPost, precheckPath, `{"url":"https://seller.example/api","caller":"wallet-clock"}`, nil)
+			res := b.mustDo(t, http.MethodPost, precheckPath, `{"url":"https://seller.example/api","caller":"`+testWallet("wallet-clock")+`"}`, nil)
 			if got := res.status == http.StatusOK; got != tc.secondAllow {
 				t.Errorf("UseDBClock %v: the call on B at once: %d %s; allowed %v, want %v", tc.dbClock, res.status, res.body, got, tc.secondAllow)
 			}

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -119,7 +120,9 @@ func railOf(h http.Header) string {
 
 // deliver runs the paid op, signs the report and records delivery and the
 // ledger entry in one transaction, then answers. A failure of ours before the
-// record releases the payment so the same request can resume it once.
+// record releases the payment so the same request can resume it once; so
+// does a buyer gone before the answer, and an answer that could not be
+// written reopens the delivery (undelivered).
 func (s *Server) deliver(w http.ResponseWriter, r *http.Request, op, route, url string, t gate.Ticket) {
 	ctx, cancel := s.opContext(r.Context())
 	defer cancel()
@@ -150,6 +153,13 @@ func (s *Server) deliver(w http.ResponseWriter, r *http.Request, op, route, url 
 		fail("signing failed", err)
 		return
 	}
+	if r.Context().Err() != nil {
+		// The buyer hung up while the op ran: nothing can be written, so
+		// nothing is delivered. The lease goes back and the same payment
+		// presented again resumes at no charge (its one resume).
+		s.undelivered(ctx, route, t, false)
+		return
+	}
 	entry := s.entry(rep, t, price)
 	if err := s.cfg.Store.Deliver(ctx, t.PaymentID, t.LeaseToken, entry); err != nil {
 		if errors.Is(err, store.ErrLeaseLost) {
@@ -161,8 +171,6 @@ func (s *Server) deliver(w http.ResponseWriter, r *http.Request, op, route, url 
 		fail("delivery record failed", err)
 		return
 	}
-	s.countVerdict(rep)
-	s.count(route, "ok")
 	w.Header().Set("Content-Type", "application/json")
 	if receipt := t.Payment.SettleResponse; len(receipt) > 0 {
 		// The facilitator rail's settle response: PAYMENT-RESPONSE for an
@@ -174,7 +182,54 @@ func (s *Server) deliver(w http.ResponseWriter, r *http.Request, op, route, url 
 		w.Header().Set(name, base64.StdEncoding.EncodeToString(receipt))
 	}
 	w.WriteHeader(http.StatusOK)
-	w.Write(signed)
+	var werr error
+	if r.Method != http.MethodHead {
+		_, werr = w.Write(signed)
+	}
+	// The answer is final only once it left: written and flushed to the
+	// connection with the buyer still there. Otherwise the delivery is
+	// taken back so that the report, which is never stored, can be had once
+	// more with the same payment.
+	if werr == nil {
+		if err := http.NewResponseController(w).Flush(); !errors.Is(err, http.ErrNotSupported) {
+			werr = err
+		}
+	}
+	if werr != nil || r.Context().Err() != nil {
+		s.undelivered(ctx, route, t, true)
+		return
+	}
+	s.countVerdict(rep)
+	s.count(route, "ok")
+}
+
+// undelivered handles a paid report that could not be written: before the
+// delivery record (the lease is released) or after it (the delivery is
+// reopened). Either way the same payment resumes once at no charge, and the
+// ledger keeps one entry. The log names the route and the case only.
+func (s *Server) undelivered(ctx context.Context, route string, t gate.Ticket, recorded bool) {
+	s.count(route, "client_gone")
+	if !recorded {
+		if err := s.cfg.Store.Release(ctx, t.PaymentID, t.LeaseToken); err != nil && !errors.Is(err, store.ErrLeaseLost) {
+			s.cfg.Logger.Error("release failed", "route", route, "error", err.Error())
+		}
+		if t.Resumed {
+			s.cfg.Logger.Warn("buyer gone before the answer; the payment's one resume is used", "route", route)
+		} else {
+			s.cfg.Logger.Warn("buyer gone before the answer; the payment resumes once", "route", route)
+		}
+		return
+	}
+	ok, err := s.cfg.Store.Reopen(ctx, t.PaymentID, t.LeaseToken)
+	switch {
+	case err != nil:
+		s.cfg.Logger.Error("reopen failed", "route", route, "error", err.Error())
+	case ok:
+		s.cfg.Logger.Warn("answer not written; the delivery is reopened and the payment resumes once", "route", route)
+	default:
+		// The report not written was the resumed one: no resume is left.
+		s.cfg.Logger.Warn("answer not written; the payment's one resume is used", "route", route)
+	}
 }
 
 // MarshalJSON flattens the op report and the payment fields into one object.

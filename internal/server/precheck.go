@@ -1,41 +1,51 @@
 package server
 
 import (
-	"crypto/sha256"
 	"encoding/hex"
 	"net/http"
+	"net/netip"
+	"net/url"
 	"strconv"
+	"strings"
 	"time"
+
+	"github.com/mr-tron/base58"
 
 	"github.com/exchangerebel/payability/internal/corpus"
 	"github.com/exchangerebel/payability/internal/criteria"
 	"github.com/exchangerebel/payability/internal/gate"
 	"github.com/exchangerebel/payability/internal/ops"
 	"github.com/exchangerebel/payability/internal/report"
+	"github.com/exchangerebel/payability/internal/solana"
 	"github.com/exchangerebel/payability/internal/store"
+	"github.com/exchangerebel/payability/internal/target"
 )
 
 // Precheck is the free pre-check answer: URL policy and assessability only.
 // It never fetches the target and carries no verdict, state, factor or grade.
 type Precheck struct {
-	Service            string     `json:"service"`
-	Version            string     `json:"version"`
-	CriteriaID         string     `json:"criteria_id"`
-	CriteriaRevision   string     `json:"criteria_revision"`
-	Corpus             corpus.Ref `json:"corpus"`
-	Op                 string     `json:"op"`
-	PrecheckOp         string     `json:"precheck_op"`
-	URL                string     `json:"url"`
-	CheckedAt          string     `json:"checked_at"`
-	InPolicy           bool       `json:"in_policy"`
-	Assessability      string     `json:"assessability"`
-	FreeCallsUsedToday int        `json:"free_calls_used_today"`
-	FreeCallsPerDay    int        `json:"free_calls_per_day"`
-	NoFundsProperty    string     `json:"no_funds_property,omitempty"`
-	ProbeInventory     []string   `json:"probe_inventory,omitempty"`
-	DisclosureSentence string     `json:"disclosure_sentence"`
-	HonestyLine        string     `json:"honesty_line"`
-	Retention          string     `json:"retention"`
+	Service          string     `json:"service"`
+	Version          string     `json:"version"`
+	CriteriaID       string     `json:"criteria_id"`
+	CriteriaRevision string     `json:"criteria_revision"`
+	Corpus           corpus.Ref `json:"corpus"`
+	Op               string     `json:"op"`
+	PrecheckOp       string     `json:"precheck_op"`
+	URL              string     `json:"url"`
+	CheckedAt        string     `json:"checked_at"`
+	InPolicy         bool       `json:"in_policy"`
+	Assessability    string     `json:"assessability"`
+	// FreeCallsUsedToday is absent when the answer took no free call and
+	// so did not read the caller's count (in_policy false).
+	FreeCallsUsedToday *int `json:"free_calls_used_today,omitempty"`
+	FreeCallsPerDay    int  `json:"free_calls_per_day"`
+	// Rule names the refusal when InPolicy is false.
+	Rule               string   `json:"rule,omitempty"`
+	NoFundsProperty    string   `json:"no_funds_property,omitempty"`
+	ProbeInventory     []string `json:"probe_inventory,omitempty"`
+	DisclosureSentence string   `json:"disclosure_sentence"`
+	HonestyLine        string   `json:"honesty_line"`
+	Retention          string   `json:"retention"`
 }
 
 // Assessability lines: what a pre-check states, and all that it states.
@@ -67,6 +77,12 @@ func (s *Server) handlePrecheck(w http.ResponseWriter, r *http.Request, service,
 		writeJSON(w, http.StatusBadRequest, problem{errBodyMalformed, "op must be probe."})
 		return
 	}
+	if body.Caller != nil && !solana.ValidAddress(*body.Caller) {
+		s.count(route, "bad_request")
+		s.metrics.free.WithLabelValues(service, "caller_invalid").Inc()
+		writeJSON(w, http.StatusBadRequest, problem{errCallerInvalid, callerRule})
+		return
+	}
 	if err := checkTargetURL(body.URL); err != nil {
 		s.count(route, "bad_request")
 		s.metrics.free.WithLabelValues(service, "url_refused").Inc()
@@ -81,19 +97,37 @@ func (s *Server) handlePrecheck(w http.ResponseWriter, r *http.Request, service,
 		writeJSON(w, http.StatusTooManyRequests, problem{errRateLimited, "Too many free pre-checks from this address; slow down."})
 		return
 	}
-	var key string
-	if body.Caller == "" {
-		key = "addr:" + addr
-	} else {
-		// The caller is free text up to the body cap: the store keeps its
-		// SHA-256, a key of fixed size whatever the client sent.
-		sum := sha256.Sum256([]byte(body.Caller))
-		key = "wallet:" + hex.EncodeToString(sum[:])
-	}
 	doc, _ := criteria.ForService(service)
 	now := s.cfg.Now()
-	dec, err := s.cfg.Store.TakeFree(r.Context(), service+"|"+key, now, doc.FreeTier.PerDay,
-		time.Duration(doc.FreeTier.MinIntervalMS)*time.Millisecond)
+	if !s.cfg.AllowPrivate && literalNonPublic(*body.URL) {
+		// The fetch guard would refuse the address: say so, free, rather
+		// than offer (on exhaustion) a challenge for a fetch we would not
+		// make.
+		s.count(route, "address_refused")
+		s.metrics.free.WithLabelValues(service, "address_refused").Inc()
+		s.writePrecheck(w, route, Precheck{
+			Service: doc.Service, Version: doc.Version, CriteriaID: doc.CriteriaID, CriteriaRevision: doc.CriteriaRevision,
+			Corpus: corpus.RefOf(service), Op: "precheck", PrecheckOp: op, URL: *body.URL,
+			CheckedAt: criteria.Timestamp(now), InPolicy: false, Rule: ruleAddressRefused, Assessability: assessAddressRefused,
+			FreeCallsPerDay:    doc.FreeTier.PerDay,
+			DisclosureSentence: doc.DisclosureSentence, HonestyLine: doc.HonestyLine, Retention: doc.Retention,
+		}, -1)
+		return
+	}
+	var key string
+	if body.Caller == nil {
+		key = "addr:" + addr
+	} else {
+		// The canonical key of a wallet is its 32 bytes, whatever spelling
+		// of them was sent.
+		raw, _ := base58.Decode(*body.Caller)
+		key = "wallet:" + hex.EncodeToString(raw)
+	}
+	dec, err := s.cfg.Store.TakeFreeFrom(r.Context(), store.FreeTake{
+		Key: service + "|" + key, Now: now, PerDay: doc.FreeTier.PerDay,
+		MinInterval: time.Duration(doc.FreeTier.MinIntervalMS) * time.Millisecond,
+		Source:      service + "|src:" + addr, SourcePerDay: s.cfg.FreePerSource,
+	})
 	if err != nil {
 		s.cfg.Logger.Error("free tier failed", "route", route, "error", err.Error())
 		s.count(route, "error")
@@ -102,8 +136,11 @@ func (s *Server) handlePrecheck(w http.ResponseWriter, r *http.Request, service,
 	}
 	if !dec.Allowed {
 		code := gate.CodeFreeMinInterval
-		if dec.Reason == store.FreeDailyLimit {
+		switch dec.Reason {
+		case store.FreeDailyLimit:
 			code = gate.CodeFreeDailyLimit
+		case store.FreeSourceLimit:
+			code = gate.CodeFreeSourceLimit
 		}
 		s.count(route, "free_exhausted")
 		s.metrics.free.WithLabelValues(service, string(dec.Reason)).Inc()
@@ -133,7 +170,7 @@ func (s *Server) handlePrecheck(w http.ResponseWriter, r *http.Request, service,
 		Service: doc.Service, Version: doc.Version, CriteriaID: doc.CriteriaID, CriteriaRevision: doc.CriteriaRevision,
 		Corpus: corpus.RefOf(service), Op: "precheck", PrecheckOp: op, URL: *body.URL,
 		CheckedAt: criteria.Timestamp(now), InPolicy: true,
-		FreeCallsUsedToday: dec.UsedToday, FreeCallsPerDay: doc.FreeTier.PerDay,
+		FreeCallsUsedToday: &dec.UsedToday, FreeCallsPerDay: doc.FreeTier.PerDay,
 		DisclosureSentence: doc.DisclosureSentence, HonestyLine: doc.HonestyLine, Retention: doc.Retention,
 	}
 	switch op {
@@ -148,16 +185,52 @@ func (s *Server) handlePrecheck(w http.ResponseWriter, r *http.Request, service,
 			p.ProbeInventory = append(p.ProbeInventory, pr.ID)
 		}
 	}
+	s.writePrecheck(w, route, p, max(0, doc.FreeTier.PerDay-dec.UsedToday))
+}
+
+// writePrecheck signs and writes a pre-check answer; remaining < 0 sends no
+// X-Free-Calls-Remaining (the answer took no free call).
+func (s *Server) writePrecheck(w http.ResponseWriter, route string, p Precheck, remaining int) {
 	signed, err := report.Sign(p, s.cfg.Key)
 	if err != nil {
 		s.count(route, "error")
 		writeJSON(w, http.StatusInternalServerError, problem{errInternal, "The answer could not be signed."})
 		return
 	}
-	s.count(route, "ok")
+	if remaining >= 0 {
+		s.count(route, "ok")
+		w.Header().Set("X-Free-Calls-Remaining", strconv.Itoa(remaining))
+	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-Free-Calls-Remaining", strconv.Itoa(max(0, doc.FreeTier.PerDay-dec.UsedToday)))
 	w.Write(signed)
+}
+
+// callerRule is the sentence of caller_invalid: the free allowance is
+// counted per caller wallet (the criteria), so a caller is one.
+const callerRule = "caller must be a Solana wallet address: base58 text of exactly 32 bytes (omit it to be counted by your address)."
+
+// ruleAddressRefused is the rule a pre-check names for a URL whose host is
+// a literal loopback, private or otherwise non-public address (or
+// localhost) on a server that does not fetch such targets.
+const ruleAddressRefused = "address_refused"
+
+const assessAddressRefused = "The URL names a loopback, private or other non-public address, which this server does not fetch (it runs without --allow-private-targets): a paid op would only report the fetch as failed, so none is offered. This answer took no free call."
+
+// literalNonPublic reports whether raw's host is an IP literal the fetch
+// guard refuses, or localhost (RFC 6761: always loopback). A name that
+// resolves to such an address is refused at fetch time, not here: the
+// pre-check resolves nothing.
+func literalNonPublic(raw string) bool {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return false
+	}
+	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && !target.AddressAllowed(ip)
 }
 
 // resourceOfPath is our URL for another path of this worker.

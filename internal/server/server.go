@@ -4,7 +4,6 @@
 package server
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -34,14 +33,20 @@ const (
 	ServeAll = "all"
 )
 
+// DefaultFreePerSource is the default of Config.FreePerSource: the
+// criteria's daily allowance of one wallet, for a whole source address.
+const DefaultFreePerSource = 100
+
 // Route prefixes when both services share one worker.
 const (
 	PrefixPayability = "/toll/payability"
 	PrefixRailProbe  = "/toll/rail-probe"
 )
 
-// RequestBodyCap is the published request body cap (262,144 bytes).
-var RequestBodyCap = criteria.Payability().InputContract.Caps.BodyBytes
+// RequestBodyCap is the published request body cap (262,144 bytes): the
+// criteria's input_contract.caps.body_bytes, written out so that start-up
+// parses no criteria document (TestRequestBodyCapIsThePublishedOne).
+const RequestBodyCap = 262144
 
 // Config is everything a server needs; all of it is injected.
 type Config struct {
@@ -61,6 +66,14 @@ type Config struct {
 	OpTimeout time.Duration
 	// ClientLimiter is the coarse per-client-address limiter in front of the free tier.
 	ClientLimiter *Limiter
+	// FreePerSource is the ceiling of free pre-checks per source address
+	// (IPv4 /32, IPv6 /64) and UTC day, all callers together, per service:
+	// stricter than the criteria's per-wallet allowance, never looser.
+	// Zero means DefaultFreePerSource.
+	FreePerSource int
+	// AllowPrivate says the fetcher reaches loopback and private targets;
+	// without it a pre-check of a literal such address says it is refused.
+	AllowPrivate bool
 	// ReadyCorpus is false when the graders did not pass the pinned corpus at
 	// start: paid ops are then refused (503) rather than sold.
 	ReadyCorpus bool
@@ -98,6 +111,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.Service == "" {
 		cfg.Service = ServeAll
+	}
+	if cfg.FreePerSource <= 0 {
+		cfg.FreePerSource = DefaultFreePerSource
 	}
 	jwks, err := report.MarshalJWKS(cfg.KeySet)
 	if err != nil {
@@ -199,6 +215,10 @@ type statusRecorder struct {
 	status int
 }
 
+// Unwrap lets http.ResponseController reach the connection's writer (the
+// paid delivery flushes its answer to learn whether it left).
+func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
+
 func (r *statusRecorder) WriteHeader(code int) {
 	r.status = code
 	r.ResponseWriter.WriteHeader(code)
@@ -235,6 +255,8 @@ const (
 	errInternal       = "internal_error"
 	errCorpusNotReady = "corpus_not_passing"
 	errRateLimited    = "rate_limited"
+	errContentType    = "content_type_unsupported"
+	errCallerInvalid  = "caller_invalid"
 )
 
 var errMissingURL = errors.New("the request names no url")
@@ -247,34 +269,8 @@ type paidRequest struct {
 // precheckRequest is the body of POST /precheck.
 type precheckRequest struct {
 	URL    *string `json:"url"`
-	Caller string  `json:"caller"`
+	Caller *string `json:"caller"`
 	Op     string  `json:"op"`
-}
-
-// readBody reads a request body under the published cap and decodes it
-// strictly into v. ok is false when an answer has been written.
-func (s *Server) readBody(w http.ResponseWriter, r *http.Request, route string, v any) bool {
-	body, err := io.ReadAll(io.LimitReader(r.Body, int64(RequestBodyCap)+1))
-	if err != nil {
-		s.count(route, "bad_request")
-		writeJSON(w, http.StatusBadRequest, problem{errBodyMalformed, "The request body could not be read."})
-		return false
-	}
-	if len(body) > RequestBodyCap {
-		s.count(route, "too_large")
-		writeJSON(w, http.StatusRequestEntityTooLarge, problem{errBodyOverCap,
-			"The request body is over the cap of 262,144 bytes."})
-		return false
-	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil || dec.More() {
-		s.count(route, "bad_request")
-		writeJSON(w, http.StatusBadRequest, problem{errBodyMalformed,
-			"The request body must be one JSON object with only the documented fields."})
-		return false
-	}
-	return true
 }
 
 // urlProblem renders a URL-policy refusal: free, and naming the rule.

@@ -194,6 +194,9 @@ func (h *harness) do(method, path string, body string, hdr map[string]string) re
 		rd = strings.NewReader(body)
 	}
 	req, _ := http.NewRequest(method, h.srv.URL+path, rd)
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	for k, v := range hdr {
 		req.Header.Set(k, v)
 	}
@@ -439,6 +442,15 @@ func (fc *fakeChain) payNothing() string {
 	return base58Encode(sig)
 }
 
+func TestRequestBodyCapIsThePublishedOne(t *testing.T) {
+	for _, svc := range []string{criteria.ServicePayability, criteria.ServiceRailProbe} {
+		doc, _ := criteria.ForService(svc)
+		if got := doc.InputContract.Caps.BodyBytes; got != RequestBodyCap {
+			t.Errorf("%s publishes a body cap of %d, the server enforces %d", svc, got, RequestBodyCap)
+		}
+	}
+}
+
 func TestRequestBodyCap(t *testing.T) {
 	h := newHarness(t, ServeAll)
 	pad := func(n int) string {
@@ -461,7 +473,7 @@ func TestFreeTierBurstAllowsOne(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			res := h.do(http.MethodPost, "/toll/payability/precheck", `{"url":"https://a.example/","caller":"wallet-1"}`, nil)
+			res := h.do(http.MethodPost, "/toll/payability/precheck", `{"url":"https://a.example/","caller":"`+testWallet("wallet-1")+`"}`, nil)
 			switch res.status {
 			case 200:
 				ok.Add(1)
@@ -479,7 +491,7 @@ func TestFreeTierBurstAllowsOne(t *testing.T) {
 func TestFreeTierDailyLimit(t *testing.T) {
 	h := newHarness(t, criteria.ServicePayability)
 	for i := range 100 {
-		res := h.do(http.MethodPost, "/precheck", `{"url":"https://a.example/","caller":"w","op":"memo"}`, nil)
+		res := h.do(http.MethodPost, "/precheck", `{"url":"https://a.example/","caller":"`+testWallet("w")+`","op":"memo"}`, nil)
 		if res.status != 200 {
 			t.Fatalf("call %d: %d %s", i+1, res.status, res.body)
 		}
@@ -495,7 +507,7 @@ func TestFreeTierDailyLimit(t *testing.T) {
 		}
 		h.clock.Add(5 * time.Second)
 	}
-	res := h.do(http.MethodPost, "/precheck", `{"url":"https://a.example/","caller":"w","op":"memo"}`, nil)
+	res := h.do(http.MethodPost, "/precheck", `{"url":"https://a.example/","caller":"`+testWallet("w")+`","op":"memo"}`, nil)
 	if res.status != http.StatusPaymentRequired || !strings.Contains(string(res.body), `"free_daily_limit"`) {
 		t.Fatalf("101st: %d %s", res.status, res.body)
 	}

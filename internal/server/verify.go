@@ -25,8 +25,7 @@ type Verification struct {
 
 // Closed request-error codes of /verify and the page's forms.
 const (
-	errUnsupportedMedia = "content_type_unsupported" // the code the JSON routes use (issue 11)
-	errCrossSite        = "cross_site_refused"
+	errCrossSite = "cross_site_refused"
 )
 
 // verifyDoc checks doc against this server's key set. Nothing of doc is kept.
@@ -79,7 +78,7 @@ func (s *Server) handleVerify(route string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if !isJSON(r) {
 			s.count(route, "unsupported_media_type")
-			writeJSON(w, http.StatusUnsupportedMediaType, problem{errUnsupportedMedia,
+			writeJSON(w, http.StatusUnsupportedMediaType, problem{errContentType,
 				"The request body must be the report JSON, sent with Content-Type: application/json."})
 			return
 		}

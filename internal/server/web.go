@@ -290,7 +290,7 @@ func (s *Server) sameOrigin(r *http.Request) bool {
 func (s *Server) readForm(w http.ResponseWriter, r *http.Request, route string, fields ...string) (url.Values, bool) {
 	if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(strings.ToLower(ct), "application/x-www-form-urlencoded") {
 		s.count(route, "unsupported_media_type")
-		writeJSON(w, http.StatusUnsupportedMediaType, problem{errUnsupportedMedia,
+		writeJSON(w, http.StatusUnsupportedMediaType, problem{errContentType,
 			"This route takes the page's form (application/x-www-form-urlencoded); scripts use the JSON route."})
 		return nil, false
 	}

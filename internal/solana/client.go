@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"net/url"
 	"time"
+
+	"github.com/exchangerebel/payability/internal/netcause"
 )
 
 // Closed error codes of the client.
@@ -25,13 +27,19 @@ type Error struct {
 	Code       string // CodeRPCError, CodeTransport or CodeMalformed
 	RPCCode    int    // the JSON-RPC error code, with CodeRPCError
 	HTTPStatus int    // the node's non-2xx HTTP status, with CodeTransport
-	ctxErr     error  // context.Canceled or DeadlineExceeded, when that was the cause
+	// Cause says why a CodeTransport call got no answer, from the closed
+	// set of netcause (dns, refused, timeout, tls, reset, canceled,
+	// failed); "status N" when the node answered a non-2xx status.
+	Cause  string
+	ctxErr error // context.Canceled or DeadlineExceeded, when that was the cause
 }
 
 func (e *Error) Error() string {
 	switch {
 	case e.Code == CodeRPCError:
 		return fmt.Sprintf("solana: %s %d", e.Code, e.RPCCode)
+	case e.Code == CodeTransport && e.Cause != "":
+		return fmt.Sprintf("solana: %s (the RPC node: %s)", e.Code, e.Cause)
 	case e.HTTPStatus != 0:
 		return fmt.Sprintf("solana: %s (HTTP %d)", e.Code, e.HTTPStatus)
 	default:
@@ -171,21 +179,21 @@ func (c *Client) GetTransaction(ctx context.Context, sig string) (*Tx, error) {
 func (c *Client) call(ctx context.Context, body []byte) ([]byte, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
 	if err != nil {
-		return nil, &Error{Code: CodeTransport, ctxErr: ctx.Err()}
+		return nil, &Error{Code: CodeTransport, Cause: netcause.Failed, ctxErr: ctx.Err()}
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json")
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return nil, &Error{Code: CodeTransport, ctxErr: ctx.Err()}
+		return nil, &Error{Code: CodeTransport, Cause: netcause.Of(err), ctxErr: ctx.Err()}
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return nil, &Error{Code: CodeTransport, HTTPStatus: resp.StatusCode}
+		return nil, &Error{Code: CodeTransport, HTTPStatus: resp.StatusCode, Cause: netcause.Status(resp.StatusCode)}
 	}
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxResponse+1))
 	if err != nil {
-		return nil, &Error{Code: CodeTransport, ctxErr: ctx.Err()}
+		return nil, &Error{Code: CodeTransport, Cause: netcause.Of(err), ctxErr: ctx.Err()}
 	}
 	if len(raw) > maxResponse {
 		return nil, &Error{Code: CodeMalformed}

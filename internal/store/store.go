@@ -28,6 +28,24 @@ type Store interface {
 	// first "|" (see Tallies.Free).
 	TakeFree(ctx context.Context, key string, now time.Time, perDay int, minInterval time.Duration) (FreeDecision, error)
 
+	// TakeFreeFrom is TakeFree with a ceiling per source on top: when
+	// t.Source is set, the call is allowed only when both the key's limits
+	// and the source's daily ceiling (t.SourcePerDay allowed calls per UTC
+	// day, all keys of that source together) allow it, in one transaction:
+	// a call either counts toward both or changes nothing. A refusal by the
+	// ceiling is FreeSourceLimit.
+	TakeFreeFrom(ctx context.Context, t FreeTake) (FreeDecision, error)
+
+	// Prune deletes what is past its use (see Retention): free-tier rows two
+	// days after their last allowed call, and facilitator settlement
+	// records two days after they were created, unless held. It never
+	// touches the ledger, refunds, rates, the daily tallies or the payments
+	// seen-set. A backend with a database clock ignores now.
+	Prune(ctx context.Context, now time.Time) (Pruned, error)
+
+	// Sizes counts the rows of the tables that grow with traffic.
+	Sizes(ctx context.Context) (Sizes, error)
+
 	// Claim records a verified payment before its op runs, or takes it back
 	// for the one resume it allows; see ClaimOutcome for the outcomes.
 	Claim(ctx context.Context, c Claim) (ClaimResult, error)
@@ -42,6 +60,17 @@ type Store interface {
 	// entry's op must be those of the claimed payment (else ErrInvalidEntry).
 	// An entry is born unrefunded: e.CAD.Refund must be empty.
 	Deliver(ctx context.Context, paymentID, leaseToken string, e Entry) error
+
+	// Reopen takes back a delivery whose report could not be written (the
+	// buyer hung up before or during the answer): compare-and-set on the
+	// lease token of the delivery, it makes the payment undelivered again
+	// with its lease free, so the same payment presented again resumes, at
+	// no charge, through Claim's one resume. The ledger entry stays as it
+	// is: the resumed delivery writes no second one. It reports false,
+	// changing nothing, when the payment is not delivered under that token
+	// or its one resume is used already (the report that could not be
+	// written was the resumed one).
+	Reopen(ctx context.Context, paymentID, leaseToken string) (bool, error)
 
 	// Release gives the lease back after a failure on our side, so the payer
 	// can resume at once instead of waiting for the lease to expire. It fails
@@ -206,6 +235,40 @@ func (r SettlementResult) Validate() error {
 	return nil
 }
 
+// Retention of the rows the prune job deletes (Prune). Both outlast every
+// window that reads them: the free tier reads a key's row of the current
+// UTC day and its last call (5 s ago at most); a settlement record serves
+// presentations of its payload within its memo's 15 minutes and the
+// 15-minute resume window.
+const (
+	FreeRetention       = 48 * time.Hour
+	SettlementRetention = 48 * time.Hour
+)
+
+// Pruned counts the rows one Prune deleted.
+type Pruned struct {
+	Free        int64 // free_use rows (per caller key)
+	FreeSources int64 // free_source rows (per client address)
+	Settlements int64
+}
+
+// Sizes are row counts of the tables that grow with traffic.
+type Sizes struct {
+	Free, FreeSources, Settlements, Payments int64
+}
+
+// FreeTake is one free call to take (TakeFreeFrom).
+type FreeTake struct {
+	Key         string // as TakeFree's key
+	Now         time.Time
+	PerDay      int
+	MinInterval time.Duration
+	// Source is the client address the call comes from (scoped like Key);
+	// "" means no ceiling per source.
+	Source       string
+	SourcePerDay int
+}
+
 // Rate is one published daily rate of the CAD valuation source.
 type Rate struct {
 	Date  string // YYYY-MM-DD
@@ -281,13 +344,16 @@ type FreeReason string
 const (
 	FreeDailyLimit  FreeReason = "daily_limit"
 	FreeMinInterval FreeReason = "min_interval"
+	// FreeSourceLimit: the source's daily ceiling (TakeFreeFrom) is spent.
+	FreeSourceLimit FreeReason = "source_limit"
 )
 
 // FreeDecision is the answer of TakeFree.
 type FreeDecision struct {
 	Allowed bool
 	// Reason is empty when Allowed; otherwise the limit that refused the
-	// call. The daily limit wins when both apply.
+	// call. The key's daily limit wins over its minimum interval, and both
+	// over the source's ceiling.
 	Reason FreeReason
 	// UsedToday counts the allowed calls of the key on the UTC day of the
 	// call, this one included when Allowed.

@@ -123,6 +123,8 @@ func (c *Client) httpClient(tr *http.Transport) *http.Client {
 
 // Scope is one job's connection scope: what Session and Pool return, seen
 // through an interface so callers that wrap a fetcher can wrap a scope too.
+// (A Client has no method that returns one: a type that embeds a Client to
+// wrap its requests must not open a scope that bypasses its own methods.)
 type Scope interface {
 	Get(ctx context.Context, url string) capture.Capture
 	Do(ctx context.Context, r Request) capture.Capture
@@ -134,9 +136,6 @@ type Scope interface {
 // connections (keep-alive, HTTP/2 when the target offers it by ALPN) and TLS
 // sessions, never anyone else's. Close it when the op ends.
 func (c *Client) Session() *Session { return c.Pool(1) }
-
-// Scope is Pool seen as a Scope.
-func (c *Client) Scope(idlePerHost int) Scope { return c.Pool(idlePerHost) }
 
 // Pool opens a connection scope shared by the ops of one job that runs many
 // at once (a scan run): at most idlePerHost connections per host (at least

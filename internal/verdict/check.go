@@ -112,14 +112,18 @@ func extractCheck(url string, c capture.Capture) checkFacts {
 	if f.notA402 != "" {
 		return f
 	}
-	f.body, f.bodyParseable = x402.ParseBody(c.Body)
+	// One pass over each leg; the check op reports no census.
+	f.body, f.bodyParseable = x402.ReadBody(c.Body, false)
 	var value string
 	value, f.headerPresent = c.Header.Get(x402.HeaderName)
 	if f.headerPresent {
-		f.header, f.headerDecodable = x402.ParseHeader(value)
+		f.header, f.headerDecodable = x402.ReadHeader(value, false)
 	}
+	// R1/R16: every present resource is compared — the body's and both
+	// places of the header's.
 	f.resourceMismatch = (f.body.Resource != "" && f.body.Resource != url) ||
-		(f.header.Resource != "" && f.header.Resource != url)
+		(f.header.Resource != "" && f.header.Resource != url) ||
+		(f.header.Resource2 != "" && f.header.Resource2 != url)
 	f.amountsPresent = f.body.Amount != ""
 	f.amountsConsistent = f.amountsPresent &&
 		(f.body.MaxAmountRequired == "" || f.body.MaxAmountRequired == f.body.Amount) &&
@@ -193,7 +197,7 @@ func Check(url string, c capture.Capture) CheckResult {
 	r.Factors.AmountsPresent = ptr(f.amountsPresent)
 	r.Factors.AmountsConsistent = ptr(f.amountsConsistent)
 	r.Factors.ResourcePresent = ptr(f.body.Resource != "")
-	if f.body.Resource != "" || f.header.Resource != "" {
+	if f.body.Resource != "" || f.header.Resource != "" || f.header.Resource2 != "" {
 		r.Factors.ResourceEqualsCalledURL = ptr(!f.resourceMismatch)
 	}
 	r.Factors.HeaderBodyMemoEqual = f.equalities[0]

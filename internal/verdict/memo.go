@@ -1,7 +1,6 @@
 package verdict
 
 import (
-	"regexp"
 	"unicode/utf8"
 
 	"github.com/exchangerebel/payability/internal/capture"
@@ -108,10 +107,11 @@ func extractMemoFetch(c capture.Capture) memoFetch {
 	}
 	m.read = true
 	var parseable, decodable bool
-	m.body, parseable = x402.ParseBody(c.Body)
+	// One pass over each leg, census included: the memo op reports it.
+	m.body, parseable = x402.ReadBody(c.Body, true)
 	value, present := c.Header.Get(x402.HeaderName)
 	if present {
-		m.header, decodable = x402.ParseHeader(value)
+		m.header, decodable = x402.ReadHeader(value, true)
 	}
 	m.factors.BodyParseable = ptr(parseable)
 	m.factors.HeaderPresent = ptr(present)
@@ -121,7 +121,29 @@ func extractMemoFetch(c capture.Capture) memoFetch {
 	return m
 }
 
-var prefixedOpaque = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9]*[-_][A-Za-z0-9_-]+$`)
+// matchesPrefixedOpaque reports whether s matches the criteria's
+// ^[A-Za-z][A-Za-z0-9]*[-_][A-Za-z0-9_-]+$: every byte in [A-Za-z0-9_-], a
+// letter first, and a separator with at least one byte after the first one.
+// (The regexp itself is kept in the tests, which check the two agree.)
+func matchesPrefixedOpaque(s string) bool {
+	if s == "" || !(s[0] >= 'A' && s[0] <= 'Z' || s[0] >= 'a' && s[0] <= 'z') {
+		return false
+	}
+	sep := -1
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 'A' && c <= 'Z', c >= 'a' && c <= 'z', c >= '0' && c <= '9':
+		case c == '-' || c == '_':
+			if sep < 0 {
+				sep = i
+			}
+		default:
+			return false
+		}
+	}
+	return sep > 0 && sep < len(s)-1
+}
 
 // MemoFormat is the structural format class of one memo string (R23).
 func MemoFormat(memo string) string {
@@ -131,7 +153,7 @@ func MemoFormat(memo string) string {
 		return FormatAbsent
 	case n < 8:
 		return FormatShort
-	case prefixedOpaque.MatchString(memo) && prefixLen(memo) >= 2:
+	case matchesPrefixedOpaque(memo) && prefixLen(memo) >= 2:
 		return FormatPrefixedOpaque
 	default:
 		return FormatOpaque

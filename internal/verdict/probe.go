@@ -92,51 +92,39 @@ type ProbeResult struct {
 
 func is2xx(status int) bool { return status >= 200 && status <= 299 }
 
-// carriesRejectionReason is rule (3)'s body test (R10): a JSON object with a
-// non-empty error, reason or detail string. The body is parsed as the
-// challenge body is (x402.DecodeJSON, R17).
-func carriesRejectionReason(body []byte) (parseable, reason bool) {
-	v, ok := x402.DecodeJSON(body)
-	if !ok {
-		return false, false
-	}
-	obj, ok := v.(map[string]any)
-	if !ok {
-		return true, false
-	}
-	for _, k := range [...]string{"error", "reason", "detail"} {
-		if s, ok := obj[k].(string); ok && s != "" {
-			return true, true
-		}
-	}
-	return true, false
+// probeFacts is what the grade_rule looks at in one capture, read once.
+type probeFacts struct {
+	c capture.Capture
+	// parseable: the body is one JSON value (R17); reason: it is an object
+	// with a non-empty error, reason or detail string (R10).
+	parseable, reason bool
 }
 
 type gradeRule struct {
 	grade  Grade
 	reason string
-	match  func(capture.Capture) bool
+	match  func(probeFacts) bool
 }
 
 // gradeRules is the criteria's grade_rule, in order: first match wins.
 var gradeRules = []gradeRule{
-	{Ungraded, ReasonProbeFailed, func(c capture.Capture) bool { return !c.Usable() }},
-	{PresentFailDirty, ReasonFailOpen2xx, func(c capture.Capture) bool { return is2xx(c.Status) }},
-	{PresentFailClosed, ReasonRejectedWithReason, func(c capture.Capture) bool {
-		_, reason := carriesRejectionReason(c.Body)
-		return c.Status == 402 && reason
-	}},
-	{Absent, ReasonPaymentNeverEvaluated, func(c capture.Capture) bool {
-		parseable, _ := carriesRejectionReason(c.Body)
-		return c.Status == 402 && parseable
-	}},
-	{PresentFailDirty, ReasonDirtyRejection, func(capture.Capture) bool { return true }},
+	{Ungraded, ReasonProbeFailed, func(f probeFacts) bool { return !f.c.Usable() }},
+	{PresentFailDirty, ReasonFailOpen2xx, func(f probeFacts) bool { return is2xx(f.c.Status) }},
+	{PresentFailClosed, ReasonRejectedWithReason, func(f probeFacts) bool { return f.c.Status == 402 && f.reason }},
+	{Absent, ReasonPaymentNeverEvaluated, func(f probeFacts) bool { return f.c.Status == 402 && f.parseable }},
+	{PresentFailDirty, ReasonDirtyRejection, func(probeFacts) bool { return true }},
 }
 
 // GradeProbe grades one graded probe's capture by the grade_rule.
 func GradeProbe(c capture.Capture) RailGrade {
+	f := probeFacts{c: c}
+	if c.Usable() && c.Status == 402 {
+		// The body is read once, and only where a rule looks at it; the
+		// body is parsed as the challenge body is (R17).
+		f.parseable, f.reason = x402.RejectionReason(c.Body)
+	}
 	for _, rule := range gradeRules {
-		if rule.match(c) {
+		if rule.match(f) {
 			g := RailGrade{Grade: rule.grade, Reason: rule.reason, FailOpen: rule.reason == ReasonFailOpen2xx}
 			if c.Responded() {
 				g.Status = ptr(c.Status)

@@ -3,6 +3,7 @@ package verdict
 import (
 	"encoding/base64"
 	"encoding/json"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -84,7 +85,7 @@ func TestCheckStates(t *testing.T) {
 		{"resource mismatch wins over missing header", with(func(c *challenge) { c.body["resource"] = "x"; c.header = nil }), ResourceMismatch},
 		{"header absent", with(func(c *challenge) { c.header = nil }), HeaderMissing},
 		{"header url-safe base64", with(func(c *challenge) { c.raw = "eyJ4NDAyVmVyc2lvbiI6Mn0_" }), HeaderMissing},
-		{"header decodes to array", with(func(c *challenge) { c.raw = base64.StdEncoding.EncodeToString([]byte("[1]")) }), HeaderMissing},
+		{"header decodes to array: decoded, carries nothing (R4)", with(func(c *challenge) { c.raw = base64.StdEncoding.EncodeToString([]byte("[1]")) }), Unconfigured},
 		{"header missing wins over amounts-only", with(func(c *challenge) {
 			c.header = nil
 			delete(c.body, "payTo")
@@ -115,7 +116,7 @@ func TestCheckStates(t *testing.T) {
 		{"header memo differs", with(func(c *challenge) { extra(c.header)["memo"] = "pv-other0000" }), Unconfigured},
 		{"header payTo differs", with(func(c *challenge) { c.header["payTo"] = "Other" }), Unconfigured},
 		{"resource absent in body", with(func(c *challenge) { delete(c.body, "resource") }), Unconfigured},
-		{"resource as object", with(func(c *challenge) { c.body["resource"] = map[string]any{"url": url} }), Populated},
+		{"body resource as object is absent (R1)", with(func(c *challenge) { c.body["resource"] = map[string]any{"url": url} }), Unconfigured},
 		{"header resource from accepts[0]", with(func(c *challenge) { c.hres = nil; c.header["resource"] = url }), Populated},
 		{"long description never changes state", with(func(c *challenge) { c.body["description"] = strings.Repeat("é", 501) }), Populated},
 	}
@@ -174,8 +175,10 @@ func TestHeaderBase64Forms(t *testing.T) {
 		base64.URLEncoding.EncodeToString([]byte(`{"a":"~~~???"}`)): false,
 		"":     false,
 		"!!!!": false,
-		base64.StdEncoding.EncodeToString([]byte(`"str"`)): false,
-		base64.StdEncoding.EncodeToString([]byte(`null`)):  false,
+		// R4: base64 of any JSON value is decoded; only an object carries fields.
+		base64.StdEncoding.EncodeToString([]byte(`"str"`)): true,
+		base64.StdEncoding.EncodeToString([]byte(`null`)):  true,
+		base64.StdEncoding.EncodeToString([]byte(`[}`)):    false,
 	}
 	for v, want := range tests {
 		h := capture.Header{"Payment-Required": {v}}
@@ -193,6 +196,14 @@ func memoCap(bodyMemo, headerMemo string) capture.Capture {
 	})
 }
 
+// topLevelMemoCap is a 402 whose body has empty accepts and a top-level memo,
+// and whose header carries the same memo (R5: the fallback needs no accepts[0]).
+func topLevelMemoCap(memo string) capture.Capture {
+	hdr := base64.StdEncoding.EncodeToString([]byte(`{"accepts":[{"extra":{"memo":"` + memo + `"}}]}`))
+	return capture.Capture{Outcome: capture.OK, Status: 402, Header: capture.Header{"Payment-Required": {hdr}},
+		Body: []byte(`{"accepts":[],"memo":"` + memo + `"}`)}
+}
+
 func TestMemoStates(t *testing.T) {
 	tests := []struct {
 		name       string
@@ -202,6 +213,7 @@ func TestMemoStates(t *testing.T) {
 	}{
 		{"fresh unique leg-consistent", memoCap("pv-aaaaaaaa", "pv-aaaaaaaa"), memoCap("pv-bbbbbbbb", "pv-bbbbbbbb"), Bound, ""},
 		{"second fetch failed", memoCap("pv-aaaaaaaa", "pv-aaaaaaaa"), capture.Capture{Outcome: capture.Failed}, NotA402, ""},
+		{"top-level body memos with empty accepts bind (R5)", topLevelMemoCap("pv-aaaaaaaa"), topLevelMemoCap("pv-bbbbbbbb"), Bound, ""},
 		{"first fetch 200", with(func(c *challenge) { c.status = 200 }), memoCap("x", "x"), NotA402, ""},
 		{"no body memo in either", memoCap("", ""), memoCap("", ""), MemoAbsent, ""},
 		{"no body memo but header memo", memoCap("", "pv-aaaaaaaa"), memoCap("", "pv-bbbbbbbb"), MemoAbsent, ""},
@@ -345,4 +357,25 @@ func TestOnlyTheFirstHeaderValueIsRead(t *testing.T) {
 			t.Errorf("%v: decodable = %v, want %v", tt.values[0][:7], got, tt.want)
 		}
 	}
+}
+
+// The hand-written matcher is the criteria's regular expression.
+func TestPrefixedOpaqueIsTheRegexp(t *testing.T) {
+	re := regexp.MustCompile(`^[A-Za-z][A-Za-z0-9]*[-_][A-Za-z0-9_-]+$`)
+	for _, s := range []string{"", "a", "a-", "-a", "a-b", "ab-c", "a_b-c", "a--", "a-_", "1a-b", "ab", "ab-", "Ab9_x", "a-b!", "é-b", "a-é", "a b-c", "pv-7f3a9c2e41d84b6f", "pv_", "a-b\n"} {
+		if got, want := matchesPrefixedOpaque(s), re.MatchString(s); got != want {
+			t.Errorf("%q: matcher %v, regexp %v", s, got, want)
+		}
+	}
+}
+
+func FuzzPrefixedOpaque(f *testing.F) {
+	re := regexp.MustCompile(`^[A-Za-z][A-Za-z0-9]*[-_][A-Za-z0-9_-]+$`)
+	f.Add("pv-7f3a9c2e41d84b6f")
+	f.Add("a-")
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := matchesPrefixedOpaque(s), re.MatchString(s); got != want {
+			t.Fatalf("%q: matcher %v, regexp %v", s, got, want)
+		}
+	})
 }

@@ -9,8 +9,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"regexp"
-	"sort"
 	"strings"
 )
 
@@ -22,7 +20,8 @@ const HeaderName = "PAYMENT-REQUIRED"
 // fields are "" unless they are strings of digits.
 type Leg struct {
 	// Read is true when the leg could be read: the body parsed as a JSON
-	// object, or the header decoded to a JSON object.
+	// object, or the header decoded to a JSON object. A body or header that
+	// decodes to another JSON value is parseable/decodable but not read.
 	Read bool
 	// HasAccepts0 is true when accepts[0] exists and is an object (R5).
 	HasAccepts0 bool
@@ -32,57 +31,17 @@ type Leg struct {
 	Memo              string
 	Amount            string
 	MaxAmountRequired string
-	Resource          string
-	Description       string // body leg only; "" when absent or not a string
+	// Resource is the body leg's accepts[0].resource when it is a string
+	// (R1). On the header leg it is the top-level resource.url.
+	Resource string
+	// Resource2 is the header leg's second resource place,
+	// accepts[0].resource.url (R1); always "" on the body leg.
+	Resource2   string
+	Description string // body leg only; "" when absent or not a string
 
 	// Census is the sorted, de-duplicated union of the key names of
 	// accepts[0] and accepts[0].extra (R24); nil when the leg was not read.
 	Census []string
-}
-
-var digits = regexp.MustCompile(`^[0-9]+$`)
-
-func str(m map[string]any, key string) string {
-	s, _ := m[key].(string)
-	return s
-}
-
-func amount(m map[string]any, key string) string {
-	s := str(m, key)
-	if !digits.MatchString(s) {
-		return ""
-	}
-	return s
-}
-
-func accepts0(root map[string]any) (map[string]any, bool) {
-	arr, ok := root["accepts"].([]any)
-	if !ok || len(arr) == 0 {
-		return nil, false
-	}
-	first, ok := arr[0].(map[string]any)
-	return first, ok
-}
-
-func census(a0 map[string]any) []string {
-	names := make([]string, 0, len(a0))
-	seen := make(map[string]bool, len(a0))
-	add := func(k string) {
-		if !seen[k] {
-			seen[k] = true
-			names = append(names, k)
-		}
-	}
-	for k := range a0 {
-		add(k)
-	}
-	if extra, ok := a0["extra"].(map[string]any); ok {
-		for k := range extra {
-			add(k)
-		}
-	}
-	sort.Strings(names)
-	return names
 }
 
 // DecodeJSON parses b as exactly one JSON value with nothing but whitespace
@@ -104,48 +63,94 @@ func DecodeJSON(b []byte) (any, bool) {
 	return v, true
 }
 
-// ParseBody parses a challenge body. parseable reports whether the bytes are
-// one JSON value (R17); the leg is read only when that value is an object.
-func ParseBody(body []byte) (leg Leg, parseable bool) {
-	v, ok := DecodeJSON(body)
+// ParseBody parses a challenge body, census included. parseable reports
+// whether the bytes are one JSON value (R17); the leg is read only when that
+// value is an object.
+func ParseBody(body []byte) (leg Leg, parseable bool) { return ReadBody(body, true) }
+
+// ReadBody is ParseBody in one pass over the bytes; census says whether to
+// build the census (only the memo op reports it).
+func ReadBody(body []byte, census bool) (leg Leg, parseable bool) {
+	d, ok := readDoc(body, census)
 	if !ok {
 		return Leg{}, false
 	}
-	root, ok := v.(map[string]any)
-	if !ok {
+	if !d.isObject {
 		return Leg{}, true
 	}
 	leg.Read = true
-	a0, ok := accepts0(root)
-	if !ok {
+	leg.Memo = d.extraMemo.decoded()
+	if leg.Memo == "" {
+		// R15: the top-level fallback; R5: it needs no accepts[0].
+		leg.Memo = d.memo.decoded()
+	}
+	if census {
 		leg.Census = []string{}
+	}
+	if !d.hasA0 {
 		return leg, true
 	}
 	leg.HasAccepts0 = true
-	leg.Census = census(a0)
-	extra, _ := a0["extra"].(map[string]any)
-	leg.PayTo = str(a0, "payTo")
-	leg.TokenAccount = str(extra, "usdc_token_account")
-	leg.Memo = str(extra, "memo")
-	if leg.Memo == "" {
-		leg.Memo = str(root, "memo") // R15: top-level fallback
+	if census {
+		leg.Census = d.census
 	}
-	leg.Amount = amount(a0, "amount")
-	leg.MaxAmountRequired = amount(a0, "maxAmountRequired")
-	switch r := a0["resource"].(type) {
-	case string:
-		leg.Resource = r
-	case map[string]any:
-		leg.Resource = str(r, "url")
-	}
-	leg.Description = str(a0, "description")
+	leg.PayTo = d.payTo.decoded()
+	leg.TokenAccount = d.tokenAccount.decoded()
+	leg.Amount = digitsOnly(d.amount.decoded())
+	leg.MaxAmountRequired = digitsOnly(d.maxAmount.decoded())
+	leg.Resource = d.resource.decoded() // R1: "resource = resource", a string only
+	leg.Description = d.description.decoded()
 	return leg, true
 }
 
-// DecodeHeaderValue decodes a PAYMENT-REQUIRED value (R4): standard base64
-// alphabet, padding optional, surrounding whitespace ignored, decoding to a
-// JSON object. ok is false for anything else.
+// digitsOnly is s when it is a string of digits (R3), else "".
+func digitsOnly(s string) string {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return ""
+		}
+	}
+	return s
+}
+
+// RejectionReason is rail-probe rule (3)'s body test (R10), in one pass:
+// parseable when the bytes are one JSON value (R17), reason when that value
+// is an object with a non-empty error, reason or detail string.
+func RejectionReason(body []byte) (parseable, reason bool) {
+	d, ok := readDoc(body, false)
+	if !ok {
+		return false, false
+	}
+	return true, d.isObject && (d.errStr.decoded() != "" || d.reason.decoded() != "" || d.detail.decoded() != "")
+}
+
+// DecodeHeaderValue decodes a PAYMENT-REQUIRED value to a JSON object:
+// standard base64 alphabet, padding optional, surrounding whitespace ignored
+// (R4). ok is false for anything else, a decoded non-object included; the
+// graders' decodability is DecodeHeaderJSON's.
 func DecodeHeaderValue(value string) (map[string]any, bool) {
+	v, ok := DecodeHeaderJSON(value)
+	root, isObject := v.(map[string]any)
+	if !ok || !isObject {
+		return nil, false
+	}
+	return root, true
+}
+
+// DecodeHeaderJSON decodes a PAYMENT-REQUIRED value (R4): standard base64
+// alphabet, padding optional, surrounding whitespace ignored, decoding to one
+// JSON value of any type (R17). ok is false when the value cannot be
+// base64/JSON decoded — state rule (3)'s words.
+func DecodeHeaderJSON(value string) (any, bool) {
+	raw, ok := headerBytes(value)
+	if !ok {
+		return nil, false
+	}
+	return DecodeJSON(raw)
+}
+
+// headerBytes is the base64 step of R4 and R29.
+func headerBytes(value string) ([]byte, bool) {
 	s := strings.Trim(value, " \t\r\n")
 	if s == "" || strings.ContainsAny(s, " \t\r\n") {
 		// The standard library skips CR and LF inside base64; R4 does not.
@@ -159,39 +164,44 @@ func DecodeHeaderValue(value string) (map[string]any, bool) {
 	if err != nil {
 		return nil, false
 	}
-	v, ok := DecodeJSON(raw)
-	root, isObject := v.(map[string]any)
-	if !ok || !isObject {
-		return nil, false
-	}
-	return root, true
+	return raw, true
 }
 
-// ParseHeader decodes a PAYMENT-REQUIRED value and extracts the header leg:
-// memo, amount, payTo and resource (R1). decodable is false when the value is
-// not base64 of a JSON object.
-func ParseHeader(value string) (leg Leg, decodable bool) {
-	root, ok := DecodeHeaderValue(value)
+// ParseHeader decodes a PAYMENT-REQUIRED value and extracts the header leg,
+// census included: memo, amount, payTo and both resource places (R1).
+// decodable is false when the value cannot be base64/JSON decoded; a decoded
+// value that is not an object is decodable and carries nothing (R4).
+func ParseHeader(value string) (leg Leg, decodable bool) { return ReadHeader(value, true) }
+
+// ReadHeader is ParseHeader in one pass over the decoded bytes; census says
+// whether to build the census.
+func ReadHeader(value string, census bool) (leg Leg, decodable bool) {
+	raw, ok := headerBytes(value)
 	if !ok {
 		return Leg{}, false
 	}
-	leg.Read = true
-	a0, hasA0 := accepts0(root)
-	if r, ok := root["resource"].(map[string]any); ok {
-		leg.Resource = str(r, "url")
+	d, ok := readDoc(raw, census)
+	if !ok {
+		return Leg{}, false
 	}
-	if !hasA0 {
+	if !d.isObject {
+		return Leg{}, true
+	}
+	leg.Read = true
+	leg.Resource = d.resourceURL.decoded()
+	if census {
 		leg.Census = []string{}
+	}
+	if !d.hasA0 {
 		return leg, true
 	}
 	leg.HasAccepts0 = true
-	leg.Census = census(a0)
-	extra, _ := a0["extra"].(map[string]any)
-	leg.Memo = str(extra, "memo")
-	leg.Amount = amount(a0, "amount")
-	leg.PayTo = str(a0, "payTo")
-	if leg.Resource == "" {
-		leg.Resource = str(a0, "resource")
+	if census {
+		leg.Census = d.census
 	}
+	leg.Memo = d.extraMemo.decoded()
+	leg.Amount = digitsOnly(d.amount.decoded())
+	leg.PayTo = d.payTo.decoded()
+	leg.Resource2 = d.a0ResourceURL.decoded()
 	return leg, true
 }

@@ -20,13 +20,14 @@ func TestParseBodyLegs(t *testing.T) {
 		{"empty", "", false, false, "", ""},
 		{"html", "<html>", false, false, "", ""},
 		{"array", "[]", true, false, "", ""},
-		{"no accepts", `{"memo":"m-12345678"}`, true, true, "", ""},
-		{"accepts empty", `{"accepts":[],"memo":"m-12345678"}`, true, true, "", ""},
+		{"no accepts: the top-level memo still falls back (R5)", `{"memo":"m-12345678"}`, true, true, "m-12345678", ""},
+		{"accepts empty: the top-level memo still falls back (R5)", `{"accepts":[],"memo":"m-12345678"}`, true, true, "m-12345678", ""},
+		{"accepts[0] not object: the top-level memo still falls back (R5)", `{"accepts":[7],"memo":"m-12345678"}`, true, true, "m-12345678", ""},
 		{"accepts[0] not object", `{"accepts":["x"]}`, true, true, "", ""},
 		{"extra memo", `{"accepts":[{"extra":{"memo":"a"}}],"memo":"b"}`, true, true, "a", ""},
 		{"empty extra memo falls back", `{"accepts":[{"extra":{"memo":""}}],"memo":"b"}`, true, true, "b", ""},
 		{"resource string", `{"accepts":[{"resource":"u"}]}`, true, true, "", "u"},
-		{"resource object", `{"accepts":[{"resource":{"url":"u"}}]}`, true, true, "", "u"},
+		{"resource object is absent (R1)", `{"accepts":[{"resource":{"url":"u"}}]}`, true, true, "", ""},
 		{"trailing garbage", `{} x`, false, false, "", ""},
 	}
 	for _, tt := range tests {
@@ -52,17 +53,21 @@ func TestAmounts(t *testing.T) {
 
 func TestHeaderResource(t *testing.T) {
 	enc := func(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
-	tests := map[string]string{
-		`{"resource":{"url":"a"},"accepts":[{"resource":"b"}]}`: "a",
-		`{"resource":{},"accepts":[{"resource":"b"}]}`:          "b",
-		`{"resource":"c","accepts":[{"resource":"b"}]}`:         "b",
-		`{"accepts":[{"resource":{"url":"b"}}]}`:                "",
-		`{"resource":{"url":"a"}}`:                              "a",
+	// R1: the header leg's two places are the top-level resource.url and
+	// accepts[0].resource.url; a string resource in either place is not read.
+	tests := map[string][2]string{
+		`{"resource":{"url":"a"},"accepts":[{"resource":"b"}]}`:         {"a", ""},
+		`{"resource":{},"accepts":[{"resource":"b"}]}`:                  {"", ""},
+		`{"resource":"c","accepts":[{"resource":"b"}]}`:                 {"", ""},
+		`{"accepts":[{"resource":{"url":"b"}}]}`:                        {"", "b"},
+		`{"resource":{"url":"a"},"accepts":[{"resource":{"url":"b"}}]}`: {"a", "b"},
+		`{"resource":{"url":"a"}}`:                                      {"a", ""},
+		`{"resource":{"url":""},"accepts":[{"resource":{"url":7}}]}`:    {"", ""},
 	}
 	for in, want := range tests {
 		leg, ok := ParseHeader(enc(in))
-		if !ok || leg.Resource != want {
-			t.Errorf("%s: resource %q ok=%v, want %q", in, leg.Resource, ok, want)
+		if !ok || leg.Resource != want[0] || leg.Resource2 != want[1] {
+			t.Errorf("%s: resources %q %q ok=%v, want %q", in, leg.Resource, leg.Resource2, ok, want)
 		}
 	}
 }

@@ -50,24 +50,47 @@ func checkCases(g *gen) {
 	{
 		b, h := fleet()
 		put(b, "accepts.0.resource", obj("url", seller, "description", description))
-		g.check("check-populated-body-resource-object", "R1: a body resource object is read through its url.", seller, resp(402, h, b))
+		g.check("check-unconfigured-body-resource-object", "R1 (corrected, issue 11): the body leg reads \"resource = resource\" and a field is present only as a non-empty string; a body resource object is absent, never read through its url. Everything else is populated: UNCONFIGURED, not POPULATED.", seller, resp(402, h, b))
 	}
 	{
 		b, h := fleet()
 		drop(h, "resource")
 		put(h, "accepts.0.resource", seller)
-		g.check("check-populated-header-resource-in-accepts", "R1: no top-level resource in the header; the header's accepts[0].resource string is the header resource.", seller, resp(402, h, b))
+		g.check("check-populated-header-resource-in-accepts", "R1 (corrected, issue 11): no top-level resource in the header; a string accepts[0].resource is not resource.url and carries no header resource; the body resource equals the URL.", seller, resp(402, h, b))
 	}
 	{
 		b, h := fleet()
 		put(h, "accepts.0.resource", "https://seller.example/api/other")
-		g.check("check-populated-header-top-level-resource-wins", "R1: the header's top-level resource.url is read; accepts[0].resource is only the fallback when it is absent.", seller, resp(402, h, b))
+		g.check("check-populated-header-top-level-resource-wins", "R1 (corrected, issue 11): the header's top-level resource.url equals the URL; a string accepts[0].resource in the header is not resource.url and is not read.", seller, resp(402, h, b))
 	}
 	{
 		b, h := fleet()
 		drop(h, "resource")
 		put(h, "accepts.0.resource", obj("url", "https://seller.example/api/other"))
-		g.check("check-populated-header-accepts-resource-object-not-read", "R1: the header fallback reads accepts[0].resource only when it is a string; an object there carries no header resource.", seller, resp(402, h, b))
+		g.check("check-resource-mismatch-header-accepts-resource-url", "R1 (corrected, issue 11): the header leg reads accepts[0].resource.url as well as the top-level resource.url; with no top-level resource, a differing accepts[0].resource.url is a mismatch.", seller, resp(402, h, b))
+	}
+	{
+		b, h := fleet()
+		put(h, "accepts.0.resource", obj("url", "https://seller.example/api/other"))
+		g.check("check-resource-mismatch-header-accepts-url-differs-top-level-equal", "R1 (corrected, issue 11): both header places are read; the top-level resource.url equals the URL but accepts[0].resource.url differs: RESOURCE-MISMATCH (a place skipped never grades higher).", seller, resp(402, h, b))
+	}
+	{
+		b, h := fleet()
+		put(h, "resource.url", "https://seller.example/api/other")
+		put(h, "accepts.0.resource", obj("url", seller))
+		drop(b, "accepts.0.resource")
+		g.check("check-resource-mismatch-header-top-level-differs-accepts-equal", "R1 (corrected, issue 11): both header places are read; accepts[0].resource.url equals the URL but the top-level resource.url differs: RESOURCE-MISMATCH.", seller, resp(402, h, b))
+	}
+	{
+		b, h := fleet()
+		put(h, "accepts.0.resource", obj("url", seller))
+		g.check("check-populated-header-both-resource-places-equal", "R1 (corrected, issue 11): the header's top-level resource.url and accepts[0].resource.url both equal the URL, as does the body resource.", seller, resp(402, h, b))
+	}
+	{
+		b, h := fleet()
+		put(b, "accepts.0.resource", obj("url", seller))
+		drop(h, "resource")
+		g.check("check-unconfigured-body-resource-object-no-header-resource", "R1 (corrected, issue 11): a body resource object is absent and the header carries none: resource_equals_called_url null, UNCONFIGURED.", seller, resp(402, h, b))
 	}
 	{
 		b, h := fleet()
@@ -255,7 +278,7 @@ func checkCases(g *gen) {
 	{
 		b, h := fleet()
 		put(b, "accepts.0.resource", obj("description", description))
-		g.check("check-unconfigured-resource-object-without-url", "R1: a body resource object without url carries no resource.", seller, resp(402, h, b))
+		g.check("check-unconfigured-resource-object-without-url", "R1: a body resource object (here without url) carries no resource.", seller, resp(402, h, b))
 	}
 	{
 		b, h := fleet()
@@ -393,27 +416,33 @@ func checkCases(g *gen) {
 	{
 		b, h := fleet()
 		put(b, "accepts", []any{})
-		g.check("check-accepts-empty", "R5: empty accepts — every body-leg field absent, the top-level memo fallback included.", seller, resp(402, h, b))
+		g.check("check-accepts-empty", "R5 (corrected, issue 11): empty accepts — every accepts[0] field absent; the top-level memo fallback does not depend on accepts[0] and is read.", seller, resp(402, h, b))
 	}
 	{
 		b, h := fleet()
 		put(b, "accepts", at(b, "accepts.0"))
-		g.check("check-accepts-not-array", "R5: accepts that is an object, not an array, carries no body-leg field.", seller, resp(402, h, b))
+		g.check("check-accepts-not-array", "R5: accepts that is an object, not an array, carries no accepts[0] field; the top-level memo is still the body memo.", seller, resp(402, h, b))
 	}
 	{
 		b, h := fleet()
 		put(b, "accepts", []any{"exact", at(b, "accepts.0")})
-		g.check("check-accepts-first-not-object", "R5: accepts[0] is a string; accepts[1] is never read.", seller, resp(402, h, b))
+		g.check("check-accepts-first-not-object", "R5: accepts[0] is a string; accepts[1] is never read; the top-level memo is the body memo.", seller, resp(402, h, b))
 	}
 	{
 		b, h := fleet()
 		put(b, "accepts", []any{nil, at(b, "accepts.0")})
-		g.check("check-accepts-first-null", "R5: accepts[0] is null.", seller, resp(402, h, b))
+		g.check("check-accepts-first-null", "R5: accepts[0] is null; the top-level memo is the body memo.", seller, resp(402, h, b))
 	}
 	{
 		b, h := fleet()
 		drop(b, "accepts")
-		g.check("check-accepts-missing", "R5: no accepts at all; the top-level memo is not read either.", seller, resp(402, h, b))
+		g.check("check-accepts-missing", "R5 (corrected, issue 11): no accepts at all; the top-level memo fallback is still read.", seller, resp(402, h, b))
+	}
+	{
+		b, h := fleet()
+		put(b, "accepts", []any{})
+		drop(b, "memo")
+		g.check("check-accepts-empty-no-top-level-memo", "R5: empty accepts and no top-level memo: the body carries no memo; memo equality false (the header carries one).", seller, resp(402, h, b))
 	}
 	{
 		b, h := fleet()
@@ -549,15 +578,23 @@ func checkCases(g *gen) {
 	}
 	{
 		b, h := fleet()
-		g.check("check-header-json-array", "R4: the header decodes to a JSON array, not an object: undecodable.", seller, resp(402, b64([]any{h}), b))
+		g.check("check-unconfigured-header-json-array", "R4 (corrected, issue 11): base64 of a JSON array is decoded (rule (3) is for a header that cannot be base64/JSON decoded); it carries no accepts[0] field, so the equalities fail: UNCONFIGURED, not HEADER-MISSING.", seller, resp(402, b64([]any{h}), b))
 	}
 	{
 		b, _ := fleet()
-		g.check("check-header-json-string", "R4: the header decodes to a JSON string: undecodable.", seller, resp(402, b64(`"payment required"`), b))
+		g.check("check-unconfigured-header-json-string", "R4 (corrected, issue 11): base64 of a JSON string is decoded; it carries no field: UNCONFIGURED.", seller, resp(402, b64(`"payment required"`), b))
 	}
 	{
 		b, _ := fleet()
-		g.check("check-header-json-null", "R4: the header decodes to JSON null: undecodable.", seller, resp(402, b64("null"), b))
+		g.check("check-unconfigured-header-json-null", "R4 (corrected, issue 11): base64 of JSON null is decoded; it carries no field: UNCONFIGURED.", seller, resp(402, b64("null"), b))
+	}
+	{
+		b, _ := fleet()
+		g.check("check-unconfigured-header-json-number", "R4 (corrected, issue 11), R17: base64 of a JSON number (1e400, beyond float64) is decoded; it carries no field: UNCONFIGURED.", seller, resp(402, b64("1e400"), b))
+	}
+	{
+		b, _ := amountsOnly()
+		g.check("check-amounts-only-header-json-array", "R4 (corrected, issue 11): a decoded non-object header carries nothing, so the state follows rules (4)-(6); an amounts-only body gives AMOUNTS-ONLY, not HEADER-MISSING.", seller, resp(402, b64("[]"), b))
 	}
 	{
 		b, _ := fleet()
@@ -630,13 +667,13 @@ func checkCases(g *gen) {
 	{
 		b, h := fleet()
 		put(b, "accepts.0.resource", obj("url", "https://seller.example/api/other"))
-		g.check("check-resource-mismatch-body-object", "R1: the body resource object's url differs.", seller, resp(402, h, b))
+		g.check("check-unconfigured-body-resource-object-url-differs", "R1 (corrected, issue 11): a body resource object is absent, so its differing url is not read; the header resource equals the URL: UNCONFIGURED.", seller, resp(402, h, b))
 	}
 	{
 		b, h := fleet()
 		drop(h, "resource")
 		put(h, "accepts.0.resource", "https://seller.example/api/other")
-		g.check("check-resource-mismatch-header-accepts-string", "R1: no top-level header resource; the header's accepts[0].resource string differs.", seller, resp(402, h, b))
+		g.check("check-populated-header-accepts-resource-string-not-read", "R1 (corrected, issue 11): the header leg reads resource.url; a string accepts[0].resource (no url) with no top-level resource carries no header resource, and the body resource equals the URL.", seller, resp(402, h, b))
 	}
 	{
 		b, h := fleet()

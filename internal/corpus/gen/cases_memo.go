@@ -181,7 +181,22 @@ func memoCases(g *gen) {
 		b1, b2 := fleetBody(seller, memoA), fleetBody(seller, memoB)
 		put(b1, "accepts", []any{})
 		put(b2, "accepts", []any{})
-		g.memo("memo-absent-accepts-empty-top-level-memo", "R5: with empty accepts the top-level memo fallback is not read either.", seller, resp(402, fleetHeader(seller, memoA), b1), resp(402, fleetHeader(seller, memoB), b2))
+		g.memo("memo-bound-accepts-empty-top-level-memo", "R5 (corrected, issue 11): the memo field rule falls back to the body's top-level memo whether or not accepts[0] exists; {accepts: [], memo} carries a body memo, equal to the header memo and fresh: BOUND.", seller, resp(402, fleetHeader(seller, memoA), b1), resp(402, fleetHeader(seller, memoB), b2))
+	}
+	{
+		b1, b2 := obj("x402Version", 1, "memo", memoA), obj("x402Version", 1, "memo", memoB)
+		g.memo("memo-bound-no-accepts-top-level-memo", "R5 (corrected, issue 11): a body with no accepts at all and a top-level memo carries a body memo; census body [] (read, no accepts[0]).", seller, resp(402, fleetHeader(seller, memoA), b1), resp(402, fleetHeader(seller, memoB), b2))
+	}
+	{
+		b1, b2 := fleetBody(seller, memoA), fleetBody(seller, memoA)
+		put(b1, "accepts", []any{})
+		put(b2, "accepts", []any{})
+		g.memo("memo-reused-accepts-empty-top-level-memo", "R5 (corrected, issue 11): the same top-level memo in both fetches with empty accepts is a reused body memo.", seller, resp(402, fleetHeader(seller, memoA), b1), resp(402, fleetHeader(seller, memoA), b2))
+	}
+	{
+		b1, b2 := fleetBody(seller, memoA), fleetBody(seller, memoB)
+		g.memo("memo-leg-mismatch-header-json-array", "R4 (corrected, issue 11): fetch 2's header is base64 of a JSON array: decodable (header_decodable true), but it carries no memo, so equality is false; census header null (not an object, as for a body, R24).", seller,
+			resp(402, fleetHeader(seller, memoA), b1), resp(402, b64([]any{fleetHeader(seller, memoB)}), b2))
 	}
 	{
 		b1, b2 := fleetBody(seller, memoA), fleetBody(seller, memoB)

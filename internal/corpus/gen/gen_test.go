@@ -52,10 +52,18 @@ func TestCommittedCorpusIsRegenerated(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	pins, err := corpusPins("..", map[string][]byte{payabilityFile: p, railProbeFile: r})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pinsSrc, err := renderPins(pins)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, f := range []struct {
 		name string
 		want []byte
-	}{{payabilityFile, p}, {railProbeFile, r}} {
+	}{{payabilityFile, p}, {railProbeFile, r}, {pinsFile, pinsSrc}} {
 		got, err := os.ReadFile(filepath.Join("..", f.name))
 		if err != nil {
 			t.Fatal(err)

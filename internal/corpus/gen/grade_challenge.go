@@ -68,9 +68,11 @@ func parseJSON(b []byte) (any, bool) {
 
 // decodeHeader: R4 — the PAYMENT-REQUIRED value is standard-alphabet base64
 // (RFC 4648 §4), padding optional, surrounding space/tab/CR/LF ignored; any
-// other character (URL-safe alphabet, inner whitespace) is undecodable. The
-// decoded bytes must be a JSON object.
-func decodeHeader(v string) (map[string]any, bool) {
+// other character (URL-safe alphabet, inner whitespace) is undecodable. State
+// rule (3) fires when the header "cannot be base64/JSON decoded": base64 of
+// any one JSON value is decoded (R4 as corrected in issue 11). It returns the
+// decoded value and whether it decoded; only an object carries fields.
+func decodeHeader(v string) (any, bool) {
 	s := strings.Trim(v, " \t\r\n")
 	pad := 0
 	for pad < 2 && len(s)-pad > 0 && s[len(s)-pad-1] == '=' {
@@ -93,12 +95,7 @@ func decodeHeader(v string) (map[string]any, bool) {
 	if err != nil {
 		return nil, false
 	}
-	v2, ok := parseJSON(raw)
-	if !ok {
-		return nil, false
-	}
-	obj, ok := v2.(map[string]any)
-	return obj, ok
+	return parseJSON(raw)
 }
 
 // challenge is what one 402 within the cap carries, per leg.
@@ -109,7 +106,7 @@ type challenge struct {
 
 	headerPresent   bool
 	headerDecodable bool
-	header          map[string]any // the decoded PAYMENT-REQUIRED object
+	header          map[string]any // the decoded PAYMENT-REQUIRED value when it is an object
 	headerA0        map[string]any // header accepts[0] when usable (R5)
 }
 
@@ -124,7 +121,9 @@ func readChallenge(c Capture) challenge {
 	// R18: the capture holds the first field value only.
 	if hv, ok := c.Headers["payment-required"]; ok {
 		ch.headerPresent = true
-		ch.header, ch.headerDecodable = decodeHeader(hv)
+		var v any
+		v, ch.headerDecodable = decodeHeader(hv)
+		ch.header, _ = v.(map[string]any) // R4: a decoded non-object carries no field
 		ch.headerA0 = firstAccept(ch.header)
 	}
 	return ch
@@ -168,12 +167,10 @@ func extra(a0 map[string]any) map[string]any {
 }
 
 // bodyMemo: "memo = extra.memo (falling back to the body's top-level memo
-// field)". R15: an absent or empty extra.memo falls back; R5: no fallback when
-// accepts[0] is unusable.
+// field)". R15: an absent or empty extra.memo falls back. R5 (corrected in
+// issue 11): the fallback reads the body, not accepts[0], so it holds whether
+// or not accepts[0] is usable: {accepts: [], memo: "…"} carries a body memo.
 func (ch challenge) bodyMemo() (string, bool) {
-	if ch.bodyA0 == nil {
-		return "", false
-	}
 	if m, ok := present(extra(ch.bodyA0)["memo"]); ok {
 		return m, true
 	}
@@ -188,33 +185,32 @@ func (ch challenge) headerMemo() (string, bool) {
 	return present(extra(ch.headerA0)["memo"])
 }
 
-// bodyResource: R1 — accepts[0].resource when a string, accepts[0].resource.url
-// when it is an object.
+// bodyResource: R1 (corrected in issue 11) — the body leg reads "resource =
+// resource", and "a field is present when it is a non-empty string": only a
+// string accepts[0].resource is a resource; an object there is absent.
 func (ch challenge) bodyResource() (string, bool) {
-	switch r := ch.bodyA0["resource"].(type) {
-	case string:
-		return present(r)
-	case map[string]any:
-		return present(r["url"])
-	}
-	return "", false
+	return present(ch.bodyA0["resource"])
 }
 
-// headerResource: R1 — the decoded header's top-level resource.url; if absent,
-// accepts[0].resource when it is a string.
-func (ch challenge) headerResource() (string, bool) {
+// headerResources: R1 (corrected in issue 11) — the header leg reads
+// "resource.url = resource.url" of accepts[0], and x402 v2 puts resource at
+// the top level of the decoded header; both places are read. It returns every
+// present one (top level first): a non-empty string resource.url at the top
+// level, and a non-empty string accepts[0].resource.url. A string
+// accepts[0].resource has no url and is not read.
+func (ch challenge) headerResources() []string {
 	if !ch.headerDecodable {
-		return "", false
+		return nil
 	}
-	if r, ok := ch.header["resource"].(map[string]any); ok {
-		if u, ok := present(r["url"]); ok {
-			return u, true
+	var out []string
+	for _, holder := range []map[string]any{ch.header, ch.headerA0} {
+		if r, ok := holder["resource"].(map[string]any); ok {
+			if u, ok := present(r["url"]); ok {
+				out = append(out, u)
+			}
 		}
 	}
-	if r, ok := ch.headerA0["resource"].(string); ok {
-		return present(r)
-	}
-	return "", false
+	return out
 }
 
 // equality: the A1 semantics of a header-to-body equality — true when both

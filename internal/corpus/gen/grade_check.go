@@ -72,7 +72,7 @@ func gradeCheck(url string, c Capture) CheckExpected {
 	hMemo, hMemoOK := ch.headerMemo()
 	hAmount, hAmountOK := presentAmount(ch.headerA0["amount"])
 	hPayTo, hPayToOK := present(ch.headerA0["payTo"])
-	hRes, hResOK := ch.headerResource()
+	hRes := ch.headerResources()
 
 	// "Amounts are mutually consistent when amount is present and
 	// (maxAmountRequired is absent or equal to amount) and (the header amount
@@ -80,10 +80,15 @@ func gradeCheck(url string, c Capture) CheckExpected {
 	consistent := amountOK && (!maxOK || maxAmount == amount) && (!hAmountOK || hAmount == amount)
 
 	// R16: null when neither leg carries a resource; false when any carried
-	// resource differs from the called URL (R2: exact string equality).
+	// resource — the body's, and each of the header's (R1) — differs from the
+	// called URL (R2: exact string equality).
 	var resEq *bool
-	if bodyResOK || hResOK {
-		resEq = ptr((!bodyResOK || bodyRes == url) && (!hResOK || hRes == url))
+	if bodyResOK || len(hRes) > 0 {
+		eq := !bodyResOK || bodyRes == url
+		for _, r := range hRes {
+			eq = eq && r == url
+		}
+		resEq = ptr(eq)
 	}
 
 	f := CheckFactors{

@@ -1,4 +1,5 @@
-// Command gen writes the published corpora (internal/corpus/*.v1.json).
+// Command gen writes the published corpora (internal/corpus/*.v1.json) and
+// internal/corpus/pins_gen.go, the pin of every embedded corpus file.
 //
 // It is an independent implementation of the criteria text: it builds the
 // synthetic cases, reads the captured ones (internal/corpus/gen/captured/*.json),
@@ -7,7 +8,7 @@
 // It imports only the standard library and github.com/gowebpki/jcs — nothing
 // of this module, so the graders under test never grade themselves.
 //
-//	go run ./internal/corpus/gen          # write both files
+//	go run ./internal/corpus/gen          # write the corpora and pins_gen.go
 //	go run ./internal/corpus/gen -check   # exit 1 if the files on disk differ
 package main
 
@@ -39,10 +40,18 @@ func run(check bool) error {
 	if err != nil {
 		return err
 	}
+	pins, err := corpusPins(dir, map[string][]byte{payabilityFile: p, railProbeFile: r})
+	if err != nil {
+		return err
+	}
+	pinsSrc, err := renderPins(pins)
+	if err != nil {
+		return err
+	}
 	files := []struct {
 		name string
 		data []byte
-	}{{payabilityFile, p}, {railProbeFile, r}}
+	}{{payabilityFile, p}, {railProbeFile, r}, {pinsFile, pinsSrc}}
 	if check {
 		stale := false
 		for _, f := range files {

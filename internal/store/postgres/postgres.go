@@ -159,6 +159,10 @@ func (d poolDB) InTx(ctx context.Context, fn func(sqlcore.Querier) error) error 
 	})
 }
 
+// row is pgx's Row: its Scan reads the first row and then closes the
+// result, which reads the rest of it to the command's completion, so a
+// RETURNING statement is always finished (the SQLite adapter has to do that
+// itself: see queryRowOn there).
 type row struct{ r pgx.Row }
 
 func (r row) Scan(dest ...any) error {

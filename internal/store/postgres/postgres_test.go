@@ -110,3 +110,11 @@ func TestOpenRefusesABadDSNWithoutEchoingIt(t *testing.T) {
 		t.Errorf("the error echoes the password: %v", err)
 	}
 }
+
+// TestRowsStayBounded: the load on PostgreSQL; the free-tier rows
+// are pruned to the last two days (storetest.Growth checks the counts).
+func TestRowsStayBounded(t *testing.T) {
+	s := open(t, newSchema(t), postgres.Options{})
+	defer s.Close()
+	storetest.Growth(t, s, func(*testing.T, int) {})
+}

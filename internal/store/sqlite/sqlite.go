@@ -17,6 +17,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 
@@ -26,6 +27,15 @@ import (
 
 //go:embed migrations/*.sql
 var migrations embed.FS
+
+// JournalSizeLimit is the size the -wal file is cut back to whenever the log
+// starts over (journal_size_limit). The automatic checkpoint runs every
+// 1,000 pages (4 MiB at 4 KiB pages), so with checkpoints unblocked the file
+// stays near this size.
+const JournalSizeLimit = 4 << 20
+
+// checkpointWait bounds how long Prune's checkpoint waits for readers.
+const checkpointWait = time.Second
 
 // busyTimeoutMS bounds how long a statement waits for another process's
 // write lock.
@@ -102,6 +112,9 @@ func dsn(path string, readOnly bool) string {
 		q.Add("_pragma", "query_only(1)")
 	} else {
 		q.Add("_pragma", "journal_mode(WAL)")
+		// When a checkpoint lets the log start over, SQLite cuts the -wal
+		// file back to this size: a burst does not leave a large file.
+		q.Add("_pragma", fmt.Sprintf("journal_size_limit(%d)", JournalSizeLimit))
 		// FULL: a delivered payment and its ledger entry survive a power cut.
 		q.Add("_pragma", "synchronous(FULL)")
 	}
@@ -113,6 +126,30 @@ func dsn(path string, readOnly bool) string {
 // Close closes the database.
 func (s *Store) Close() error {
 	return errors.Join(s.reader.Close(), s.writer.Close())
+}
+
+// Prune deletes what is past its use (store.Store's Prune), then
+// checkpoints the log and truncates the -wal file to zero bytes: the
+// periodic bound on the log even when a long read held back the automatic
+// checkpoints. A checkpoint a reader keeps from finishing is not an error;
+// the next one catches up.
+func (s *Store) Prune(ctx context.Context, now time.Time) (store.Pruned, error) {
+	p, err := s.Store.Prune(ctx, now)
+	if err != nil {
+		return p, err
+	}
+	// TRUNCATE waits for readers to move to the newest snapshot; the
+	// writer is held meanwhile, so the wait is short: a checkpoint that
+	// cannot finish within it is left to the automatic ones and the next
+	// prune.
+	cctx, cancel := context.WithTimeout(ctx, checkpointWait)
+	defer cancel()
+	var busy, logPages, done int64
+	err = queryRowOn(cctx, s.writer, "PRAGMA wal_checkpoint(TRUNCATE)", nil).Scan(&busy, &logPages, &done)
+	if err != nil && ctx.Err() == nil && cctx.Err() == nil {
+		return p, fmt.Errorf("store: sqlite: checkpoint: %w", err)
+	}
+	return p, nil
 }
 
 // LedgerColumns returns the column names of op's ledger table, as the live
@@ -148,7 +185,7 @@ func (d *sqlDB) Exec(ctx context.Context, q string, args ...any) (int64, error) 
 }
 
 func (d *sqlDB) QueryRow(ctx context.Context, q string, args ...any) sqlcore.Row {
-	return row{d.writer.QueryRowContext(ctx, q, args...)}
+	return queryRowOn(ctx, d.writer, q, args)
 }
 
 func (d *sqlDB) Query(ctx context.Context, q string, args ...any) (sqlcore.Rows, error) {
@@ -181,7 +218,7 @@ func (t txQuerier) Exec(ctx context.Context, q string, args ...any) (int64, erro
 }
 
 func (t txQuerier) QueryRow(ctx context.Context, q string, args ...any) sqlcore.Row {
-	return row{t.tx.QueryRowContext(ctx, q, args...)}
+	return queryRowOn(ctx, t.tx, q, args)
 }
 
 func (t txQuerier) Query(ctx context.Context, q string, args ...any) (sqlcore.Rows, error) {
@@ -209,14 +246,55 @@ func queryOn(ctx context.Context, e execQuerier, q string, args []any) (sqlcore.
 	return rows{rs}, nil
 }
 
-type row struct{ r *sql.Row }
+// queryRowOn runs a one-row query and steps its statement to completion
+// before the row is scanned out.
+//
+// database/sql's QueryRow reads the first row and then closes the rows,
+// which makes modernc.org/sqlite reset (finalize) the statement while it
+// still stands on that row. For an INSERT … RETURNING or UPDATE …
+// RETURNING in autocommit mode the write still commits at the reset, but
+// SQLite runs its WAL hook, and with it the automatic checkpoint, only when
+// sqlite3_step returns SQLITE_DONE: a connection whose writes all end that
+// way never checkpoints, and the -wal file grows by every page it writes
+// (about 13 kB per free pre-check) until a clean shutdown. Reading every
+// row until Next reports false steps the statement to SQLITE_DONE, so each
+// write ends like an Exec does. Every QueryRow of the store goes through
+// here, whether or not it has a RETURNING clause.
+func queryRowOn(ctx context.Context, e execQuerier, q string, args []any) row {
+	rs, err := e.QueryContext(ctx, q, args...)
+	return row{rs: rs, err: err}
+}
+
+// row is the pending result of a one-row query; Scan reads it, steps the
+// statement to completion and closes it. Every QueryRow result of sqlcore is
+// scanned at once.
+type row struct {
+	rs  *sql.Rows
+	err error
+}
 
 func (r row) Scan(dest ...any) error {
-	err := r.r.Scan(dest...)
-	if errors.Is(err, sql.ErrNoRows) {
+	if r.err != nil {
+		return r.err
+	}
+	defer r.rs.Close()
+	if !r.rs.Next() {
+		if err := r.rs.Err(); err != nil {
+			return err
+		}
 		return sqlcore.ErrNoRows
 	}
-	return err
+	if err := r.rs.Scan(dest...); err != nil {
+		return err
+	}
+	for r.rs.Next() {
+		// Step to SQLITE_DONE: the store's one-row queries have no second
+		// row, so this is the step that ends the statement.
+	}
+	if err := r.rs.Err(); err != nil {
+		return err
+	}
+	return r.rs.Close()
 }
 
 type rows struct{ *sql.Rows }

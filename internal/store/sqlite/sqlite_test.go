@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -104,5 +105,52 @@ func TestOpenWantsAPlainPath(t *testing.T) {
 			s.Close()
 			t.Errorf("Open(%q) accepted", p)
 		}
+	}
+}
+
+// TestWALStaysBounded: the load (3,000 free pre-checks and 3,000
+// paid deliveries) keeps the -wal file under 8 MB throughout; before the
+// one-row queries were stepped to completion it grew by about 13 kB per
+// pre-check, past 40 MB.
+func TestWALStaysBounded(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "payability.db")
+	s := open(t, path)
+	defer s.Close()
+	const limit = 8 << 20
+	var peak int64
+	storetest.Growth(t, s, func(t *testing.T, i int) {
+		fi, err := os.Stat(path + "-wal")
+		if err != nil {
+			t.Fatalf("stat -wal: %v", err)
+		}
+		peak = max(peak, fi.Size())
+		if fi.Size() >= limit {
+			t.Fatalf("after %d of each: -wal is %d bytes, want under %d", i, fi.Size(), limit)
+		}
+	})
+	t.Logf("peak -wal size %d bytes", peak)
+}
+
+// TestPruneTruncatesTheLog: the prune job's checkpoint leaves a zero-byte
+// -wal file behind it.
+func TestPruneTruncatesTheLog(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "payability.db")
+	s := open(t, path)
+	defer s.Close()
+	ctx := context.Background()
+	now := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
+	for i := range 50 {
+		if _, err := s.TakeFree(ctx, "svc|wallet-"+strconv.Itoa(i), now, 100, 5*time.Second); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if fi, err := os.Stat(path + "-wal"); err != nil || fi.Size() == 0 {
+		t.Fatalf("-wal before the prune: %v, size %d; want some log", err, fi.Size())
+	}
+	if _, err := s.Prune(ctx, now); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(path + "-wal"); err != nil || fi.Size() != 0 {
+		t.Errorf("-wal after the prune: %v, size %d; want 0", err, fi.Size())
 	}
 }

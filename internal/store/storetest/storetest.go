@@ -82,6 +82,12 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 			tc.fn(t, fresh(t))
 		})
 	}
+	for _, tc := range boundedTests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tc.fn(t, fresh(t))
+		})
+	}
 	for _, tc := range settlementTests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

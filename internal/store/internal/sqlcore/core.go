@@ -17,49 +17,105 @@ const dayMS = int64(24 * time.Hour / time.Millisecond)
 type Store struct {
 	db         DB
 	useDBClock bool
-	freeUpsert string
-	freeState  string
+	// The free tier's statements on its two tables.
+	key, source freeSQL
+	clock       string
 }
+
+type freeSQL struct{ upsert, state string }
 
 // New returns a Store on db. With useDBClock the free tier reads the
 // database's clock (d.ClockMS) and ignores the now it is given, so the clocks
 // of several instances do not matter.
 func New(db DB, d Dialect, useDBClock bool) *Store {
+	free := func(table, col string) freeSQL {
+		return freeSQL{
+			upsert: fmt.Sprintf(freeUpsertSQL, d.ClockMS, table, col),
+			state:  fmt.Sprintf(freeStateSQL, d.ClockMS, table, col),
+		}
+	}
 	return &Store{
 		db:         db,
 		useDBClock: useDBClock,
-		freeUpsert: fmt.Sprintf(freeUpsertSQL, d.ClockMS),
-		freeState:  fmt.Sprintf(freeStateSQL, d.ClockMS),
+		key:        free("free_use", "caller_key"),
+		source:     free("free_source", "source_key"),
+		clock:      fmt.Sprintf(clockSQL, d.ClockMS),
 	}
 }
 
 // TakeFree implements store.Store.
 func (s *Store) TakeFree(ctx context.Context, key string, now time.Time, perDay int, minInterval time.Duration) (store.FreeDecision, error) {
-	if key == "" || perDay < 1 || minInterval < 0 || (!s.useDBClock && now.IsZero()) {
+	return s.TakeFreeFrom(ctx, store.FreeTake{Key: key, Now: now, PerDay: perDay, MinInterval: minInterval})
+}
+
+// errSourceRefused rolls back a call the source's ceiling refused.
+var errSourceRefused = errors.New("store: free tier: source ceiling")
+
+// TakeFreeFrom implements store.Store.
+func (s *Store) TakeFreeFrom(ctx context.Context, t store.FreeTake) (store.FreeDecision, error) {
+	if t.Key == "" || t.PerDay < 1 || t.MinInterval < 0 || (!s.useDBClock && t.Now.IsZero()) ||
+		(t.Source != "" && t.SourcePerDay < 1) {
 		return store.FreeDecision{}, store.ErrInvalidFree
 	}
 	var nowArg any
 	if !s.useDBClock {
-		nowArg = now.UnixMilli()
+		nowArg = t.Now.UnixMilli()
 	}
-	intervalMS := minInterval.Milliseconds()
+	intervalMS := t.MinInterval.Milliseconds()
 
-	var used, last int64
-	err := s.db.QueryRow(ctx, s.freeUpsert, key, nowArg, int64(perDay), intervalMS).Scan(&used, &last)
-	if err == nil {
-		return store.FreeDecision{Allowed: true, UsedToday: int(used)}, nil
+	take := func(q Querier, f freeSQL, key string, perDay int64, intervalMS int64) (used int64, allowed bool, err error) {
+		var last int64
+		err = q.QueryRow(ctx, f.upsert, key, nowArg, perDay, intervalMS).Scan(&used, &last)
+		switch {
+		case err == nil:
+			return used, true, nil
+		case errors.Is(err, ErrNoRows):
+			return 0, false, nil
+		}
+		return 0, false, err
 	}
-	if !errors.Is(err, ErrNoRows) {
+
+	var used int64
+	var allowed bool
+	var err error
+	if t.Source == "" {
+		used, allowed, err = take(s.db, s.key, t.Key, int64(t.PerDay), intervalMS)
+	} else {
+		// Both in one transaction, the key's row first: a call the ceiling
+		// refuses rolls the key's count (and its daily tally) back.
+		err = s.db.InTx(ctx, func(q Querier) error {
+			var e error
+			if used, allowed, e = take(q, s.key, t.Key, int64(t.PerDay), intervalMS); e != nil || !allowed {
+				return e
+			}
+			_, ok, e := take(q, s.source, t.Source, int64(t.SourcePerDay), 0)
+			if e != nil {
+				return e
+			}
+			if !ok {
+				allowed = false
+				return errSourceRefused
+			}
+			return nil
+		})
+		if errors.Is(err, errSourceRefused) {
+			return s.sourceRefusal(ctx, t.Source, nowArg)
+		}
+	}
+	if err != nil {
 		return store.FreeDecision{}, fmt.Errorf("store: free tier: %w", err)
 	}
+	if allowed {
+		return store.FreeDecision{Allowed: true, UsedToday: int(used)}, nil
+	}
 
-	// Refused. Say which limit, from the row as it is now.
-	var day, nowMS int64
-	if err := s.db.QueryRow(ctx, s.freeState, key, nowArg).Scan(&day, &used, &last, &nowMS); err != nil {
+	// Refused by the key's limits. Say which, from the row as it is now.
+	var day, last, nowMS int64
+	if err := s.db.QueryRow(ctx, s.key.state, t.Key, nowArg).Scan(&day, &used, &last, &nowMS); err != nil {
 		return store.FreeDecision{}, fmt.Errorf("store: free tier state: %w", err)
 	}
 	today := nowMS / dayMS
-	if day == today && used >= int64(perDay) {
+	if day == today && used >= int64(t.PerDay) {
 		return store.FreeDecision{
 			Reason:     store.FreeDailyLimit,
 			UsedToday:  int(used),
@@ -74,6 +130,53 @@ func (s *Store) TakeFree(ctx context.Context, key string, now time.Time, perDay 
 		d.UsedToday = int(used)
 	}
 	return d, nil
+}
+
+// sourceRefusal is the answer to a call the source's ceiling refused: it
+// lifts at the next UTC midnight.
+func (s *Store) sourceRefusal(ctx context.Context, source string, nowArg any) (store.FreeDecision, error) {
+	var day, used, last, nowMS int64
+	if err := s.db.QueryRow(ctx, s.source.state, source, nowArg).Scan(&day, &used, &last, &nowMS); err != nil {
+		return store.FreeDecision{}, fmt.Errorf("store: free tier state: %w", err)
+	}
+	today := nowMS / dayMS
+	return store.FreeDecision{
+		Reason:     store.FreeSourceLimit,
+		RetryAfter: time.Duration((today+1)*dayMS-nowMS) * time.Millisecond,
+	}, nil
+}
+
+// Prune implements store.Store.
+func (s *Store) Prune(ctx context.Context, now time.Time) (store.Pruned, error) {
+	nowMS := now.UnixMilli()
+	if s.useDBClock {
+		if err := s.db.QueryRow(ctx, s.clock).Scan(&nowMS); err != nil {
+			return store.Pruned{}, fmt.Errorf("store: prune: %w", err)
+		}
+	} else if now.IsZero() {
+		return store.Pruned{}, errors.New("store: prune: no time given")
+	}
+	var p store.Pruned
+	var err error
+	if p.Free, err = s.db.Exec(ctx, pruneFreeSQL, nowMS-store.FreeRetention.Milliseconds()); err != nil {
+		return p, fmt.Errorf("store: prune: %w", err)
+	}
+	if p.FreeSources, err = s.db.Exec(ctx, pruneFreeSourceSQL, nowMS-store.FreeRetention.Milliseconds()); err != nil {
+		return p, fmt.Errorf("store: prune: %w", err)
+	}
+	if p.Settlements, err = s.db.Exec(ctx, pruneSettlementsSQL, nowMS-store.SettlementRetention.Milliseconds(), nowMS); err != nil {
+		return p, fmt.Errorf("store: prune: %w", err)
+	}
+	return p, nil
+}
+
+// Sizes implements store.Store.
+func (s *Store) Sizes(ctx context.Context) (store.Sizes, error) {
+	var z store.Sizes
+	if err := s.db.QueryRow(ctx, sizesSQL).Scan(&z.Free, &z.FreeSources, &z.Settlements, &z.Payments); err != nil {
+		return store.Sizes{}, fmt.Errorf("store: sizes: %w", err)
+	}
+	return z, nil
 }
 
 type payment struct {
@@ -180,6 +283,15 @@ func (s *Store) Deliver(ctx context.Context, paymentID, leaseToken string, e sto
 		if n != 1 {
 			return s.deliverRefusal(ctx, q, paymentID, leaseToken)
 		}
+		// A reopened delivery (Reopen) left its entry: the resumed
+		// delivery keeps it and writes none, so a payment has one entry.
+		var have int64
+		if err := q.QueryRow(ctx, ledgerQueries[op].entryOfPayment, paymentID, e.PaymentTx).Scan(&have); err != nil {
+			return fmt.Errorf("store: ledger entry: %w", err)
+		}
+		if have > 0 {
+			return nil
+		}
 		if _, err := q.Exec(ctx, ledgerQueries[op].insert, entryArgs(e)...); err != nil {
 			return fmt.Errorf("store: ledger entry: %w", err)
 		}
@@ -202,6 +314,15 @@ func (s *Store) deliverRefusal(ctx context.Context, q Querier, paymentID, leaseT
 	}
 	// The lease is held: the entry names another tx or op.
 	return store.ErrInvalidEntry
+}
+
+// Reopen implements store.Store.
+func (s *Store) Reopen(ctx context.Context, paymentID, leaseToken string) (bool, error) {
+	n, err := s.db.Exec(ctx, reopenSQL, paymentID, leaseToken)
+	if err != nil {
+		return false, fmt.Errorf("store: reopen: %w", err)
+	}
+	return n == 1, nil
 }
 
 // Release implements store.Store.

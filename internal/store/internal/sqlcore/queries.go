@@ -12,25 +12,37 @@ import (
 // day arithmetic is integer division on both databases. $2 is the caller's
 // clock in Unix milliseconds, or NULL to use the database's clock (%[1]s).
 // A refused call matches the DO UPDATE's WHERE on no row, so it writes
-// nothing and RETURNING returns no row.
+// nothing and RETURNING returns no row. The same statement serves the
+// per-key table (free_use, caller_key) and the per-source ceiling
+// (free_source, source_key): %[2]s is the table, %[3]s its key column.
 const freeUpsertSQL = `
-INSERT INTO free_use (caller_key, day_num, used, last_ms)
+INSERT INTO %[2]s (%[3]s, day_num, used, last_ms)
 SELECT CAST($1 AS TEXT), c.now_ms / 86400000, 1, c.now_ms
 FROM (SELECT COALESCE(CAST($2 AS BIGINT), %[1]s) AS now_ms) AS c
 WHERE true
-ON CONFLICT (caller_key) DO UPDATE SET
-	used = CASE WHEN free_use.day_num = excluded.day_num THEN free_use.used + 1 ELSE 1 END,
+ON CONFLICT (%[3]s) DO UPDATE SET
+	used = CASE WHEN %[2]s.day_num = excluded.day_num THEN %[2]s.used + 1 ELSE 1 END,
 	day_num = excluded.day_num,
 	last_ms = excluded.last_ms
-WHERE (free_use.day_num <> excluded.day_num OR free_use.used < $3)
-	AND free_use.last_ms + $4 <= excluded.last_ms
+WHERE (%[2]s.day_num <> excluded.day_num OR %[2]s.used < $3)
+	AND %[2]s.last_ms + $4 <= excluded.last_ms
 RETURNING used, last_ms`
 
 // freeStateSQL reads a key's row after a refusal, to say which limit refused
 // it. It informs the answer only; the decision was the upsert's.
 const freeStateSQL = `
 SELECT day_num, used, last_ms, COALESCE(CAST($2 AS BIGINT), %[1]s)
-FROM free_use WHERE caller_key = $1`
+FROM %[2]s WHERE %[3]s = $1`
+
+// The prune job's statements ($1: the cut-off in Unix milliseconds; $2 now).
+const (
+	pruneFreeSQL        = `DELETE FROM free_use WHERE last_ms < $1`
+	pruneFreeSourceSQL  = `DELETE FROM free_source WHERE last_ms < $1`
+	pruneSettlementsSQL = `DELETE FROM settlements WHERE created_ms < $1 AND lease_until_ms <= $2`
+	clockSQL            = `SELECT %[1]s`
+	sizesSQL            = `SELECT (SELECT COUNT(*) FROM free_use), (SELECT COUNT(*) FROM free_source),
+	(SELECT COUNT(*) FROM settlements), (SELECT COUNT(*) FROM payments)`
+)
 
 // The payments seen-set. tx and memo_digest are each UNIQUE, so inserting a
 // payment whose tx or memo was seen before inserts nothing.
@@ -53,10 +65,18 @@ WHERE id = $1 AND delivered_ms IS NULL AND resumes_used = 0
 	AND lease_until_ms <= $4 AND verified_ms + $5 > $4`
 
 // deliverSQL marks a payment delivered, compare-and-set on the lease token.
+// The token stays on the row, so the delivery can be reopened (reopenSQL)
+// by the one who made it.
 // $1 id, $2 token, $3 delivery time (ms), $4 tx, $5 op.
 const deliverSQL = `
-UPDATE payments SET delivered_ms = $3, lease_token = NULL, lease_until_ms = 0
+UPDATE payments SET delivered_ms = $3, lease_until_ms = 0
 WHERE id = $1 AND lease_token = $2 AND delivered_ms IS NULL AND tx = $4 AND op = $5`
+
+// reopenSQL takes back a delivery whose report could not be written,
+// compare-and-set on the delivery's token, while the one resume is unused.
+const reopenSQL = `
+UPDATE payments SET delivered_ms = NULL, lease_token = NULL, lease_until_ms = 0
+WHERE id = $1 AND lease_token = $2 AND delivered_ms IS NOT NULL AND resumes_used = 0`
 
 const paymentStateSQL = `SELECT lease_token, delivered_ms FROM payments WHERE id = $1`
 
@@ -90,7 +110,7 @@ func LedgerTable(op store.Op) string {
 type ledgerSQL struct {
 	insert, selectRange string
 	// The ledger issue's accounting queries.
-	selectPending, fillCAD, insertRefund, entryExists, salesByDay, firstSale, refundsByDay string
+	selectPending, fillCAD, insertRefund, entryExists, entryOfPayment, salesByDay, firstSale, refundsByDay string
 }
 
 var ledgerQueries = func() map[store.Op]ledgerSQL {
@@ -131,6 +151,9 @@ WHERE id = $1 AND cad_pending = $5 AND cad_rate IS NULL AND cad_rate_date IS NUL
 SELECT $1, $2, id, $4, $5, $6 FROM %s WHERE id = $3
 ON CONFLICT DO NOTHING`, table),
 			entryExists: fmt.Sprintf(`SELECT COUNT(*) FROM %s WHERE id = $1`, table),
+			// The entry of a reopened delivery is kept: the resumed one
+			// writes none. $1 id, $2 tx.
+			entryOfPayment: fmt.Sprintf(`SELECT COUNT(*) FROM %s WHERE id = $1 AND payment_tx = $2`, table),
 			// $1 false: outside entries only; house entries are no sales.
 			salesByDay: fmt.Sprintf(`SELECT "day", COUNT(*) FROM %s WHERE house = $1 GROUP BY "day" ORDER BY "day"`, table),
 			firstSale:  fmt.Sprintf(`SELECT MIN("timestamp") FROM %s WHERE house = $1`, table),

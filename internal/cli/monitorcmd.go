@@ -1,0 +1,264 @@
+package cli
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/exchangerebel/payability/internal/buildinfo"
+	"github.com/exchangerebel/payability/internal/monitor"
+	"github.com/exchangerebel/payability/internal/monitorhttp"
+	"github.com/exchangerebel/payability/internal/ops"
+	"github.com/exchangerebel/payability/internal/report"
+	"github.com/exchangerebel/payability/internal/schedule"
+	"github.com/exchangerebel/payability/internal/store"
+	"github.com/exchangerebel/payability/internal/target"
+)
+
+func init() {
+	register(command{"monitor", "watch endpoints on a schedule: history, API, status page, badges, webhooks, metrics, signed records", runMonitor})
+}
+
+const monitorUsage = "monitor --config FILE [--store sqlite:PATH|postgres://…] [--data-dir DIR] [--addr ADDR] [--public-url URL] [--allow-private] [--key-dir DIR]"
+
+const monitorNote = `Runs every configured endpoint's ops on their schedule (River jobs in the store's database;
+several instances on one PostgreSQL run each check once) and serves what it observed: the JSON API
+(/api/v1/endpoints…), the status page (/status), badges (/badge/{id}.svg|.json), signed webhooks,
+/metrics and /probe, and signed reliability records (/api/v1/reliability/{id}). docs/monitor.md.
+exit status: 0 shut down gracefully; 1 could not start or serve; 2 bad usage or a bad configuration.`
+
+type monitorFlags struct {
+	config, storeDSN, dataDir, addr, publicURL, keyDir string
+	allowPrivate                                       bool
+}
+
+func runMonitor(ctx context.Context, e Env, args []string) int {
+	fs := newFlagSet(e, "monitor", monitorUsage, monitorNote, storeNote)
+	var f monitorFlags
+	fs.StringVar(&f.config, "config", "", "the monitor configuration `FILE` (JSON; docs/monitor.md)")
+	registerStoreFlags(fs.FlagSet, &f.storeDSN, &f.dataDir)
+	fs.StringVar(&f.addr, "addr", "127.0.0.1:8403", "the listen address `HOST:PORT`")
+	fs.StringVar(&f.publicURL, "public-url", "", "the base `URL` the public reaches this monitor at (links in the page and badges)")
+	fs.BoolVar(&f.allowPrivate, "allow-private", false, "allow endpoints on loopback and private addresses (private deployments, tests)")
+	fs.StringVar(&f.keyDir, "key-dir", "", "the key `DIR`: signing-key.pem signs reliability records (created on first start), retired/*.pem stay in the JWKS (default <data-dir>)")
+	pos, err := parseFlags(e, fs, args)
+	if err != nil {
+		return usageExit(err)
+	}
+	if len(pos) != 0 {
+		return usageError(e, fs, "takes no arguments besides its flags")
+	}
+	if err := applyEnv(fs.FlagSet, e.Getenv); err != nil {
+		fmt.Fprintf(e.Stderr, "payability monitor: %v\n", err)
+		return exitUsage
+	}
+	if f.config == "" {
+		return usageError(e, fs, "--config is required")
+	}
+	cfg, err := loadMonitorConfig(f.config)
+	if err != nil {
+		fmt.Fprintf(e.Stderr, "payability monitor: %v\n", err)
+		return exitUsage
+	}
+	if _, ok := storeBackend(f.storeDSN, f.dataDir); !ok {
+		fmt.Fprintln(e.Stderr, "payability monitor: --store must be sqlite:PATH or postgres://…")
+		return exitUsage
+	}
+	st, err := openStore(ctx, f.storeDSN, f.dataDir)
+	if err != nil {
+		fmt.Fprintf(e.Stderr, "payability monitor: %v\n", err)
+		return ExitInternal
+	}
+	defer st.Close()
+	logger := slog.New(slog.NewTextHandler(e.Stderr, nil))
+	keyDir := f.keyDir
+	if keyDir == "" {
+		keyDir = f.dataDir
+	}
+	key, keys, err := loadKeys(keyDir, "")
+	if err != nil {
+		fmt.Fprintf(e.Stderr, "payability monitor: %v\n", err)
+		return ExitInternal
+	}
+	run, err := startMonitor(ctx, e, cfg, st, f.storeDSN, f.dataDir, f.allowPrivate, f.publicURL, "/metrics", logger, key, keys)
+	if err != nil {
+		fmt.Fprintf(e.Stderr, "payability monitor: %v\n", err)
+		if errors.As(err, new(badFlag)) {
+			return exitUsage
+		}
+		return ExitInternal
+	}
+	defer run.stop()
+	backend, _ := storeBackend(f.storeDSN, f.dataDir)
+	fmt.Fprintf(e.Stderr, "payability monitor: %d endpoints; store: %s\n", len(cfg.Endpoints), backend)
+	ln, err := net.Listen("tcp", f.addr)
+	if err != nil {
+		fmt.Fprintf(e.Stderr, "payability monitor: %v\n", err)
+		return ExitInternal
+	}
+	return serveUntilDone(ctx, e, ln, run.handler)
+}
+
+func loadMonitorConfig(path string) (*monitor.Config, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("config: cannot open %s", filepath.Base(path))
+	}
+	defer fh.Close()
+	if strings.HasSuffix(path, ".yaml") || strings.HasSuffix(path, ".yml") {
+		return nil, errors.New("config: the configuration is JSON (docs/monitor.md); YAML is not read")
+	}
+	return monitor.ReadConfig(fh)
+}
+
+// monitorRun is a started monitor: its handler, and stop, which waits for
+// the checks in flight.
+type monitorRun struct {
+	handler http.Handler
+	stop    func()
+}
+
+// startMonitor wires the monitor on an open store (which must keep the
+// history) and starts its scheduler in the same database.
+func startMonitor(ctx context.Context, e Env, cfg *monitor.Config, st store.Store, dsn, dataDir string, allowPrivate bool, publicURL, metricsPath string, logger *slog.Logger, key report.Key, keys report.KeySet) (*monitorRun, error) {
+	hist, ok := st.(store.History)
+	if !ok {
+		return nil, errors.New("the store keeps no history")
+	}
+	runner := ops.Runner{Fetcher: e.fetcher(allowPrivate), Now: e.now()}
+	m := &monitor.Monitor{Config: cfg, History: hist, Observers: monitor.OpsObservers(runner), Now: e.now(), Log: logger}
+	for _, ep := range cfg.Endpoints {
+		for _, op := range ep.Ops {
+			if _, ok := m.Observers[op]; !ok {
+				return nil, fmt.Errorf("config: endpoint %s: op %s is not available in this build", ep.ID, op)
+			}
+		}
+	}
+	reg := prometheus.NewRegistry()
+	if metricsPath == "/metrics" { // standalone: the process's own metrics too
+		reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	}
+	metrics := monitorhttp.NewMetrics(reg, m)
+	m.Recorded = metrics.Recorded
+	var receivers []schedule.Receiver
+	for i, w := range cfg.Webhooks {
+		secret := e.Getenv(w.SecretEnv)
+		if secret == "" {
+			return nil, badFlag{fmt.Sprintf("config: webhooks[%d].secret_env: %s is not set", i, w.SecretEnv)}
+		}
+		receivers = append(receivers, schedule.Receiver{Index: i, URL: w.URL, Secret: []byte(secret)})
+	}
+	// River's own lines only from warnings up: the check lines are ours.
+	riverLog := slog.New(slog.NewTextHandler(e.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	sched, err := schedule.Open(ctx, schedule.Options{DB: scheduleDB(dsn, dataDir), Monitor: m, Logger: riverLog,
+		Receivers: receivers, Post: e.poster(allowPrivate), Now: e.now(), DeliveryResult: metrics.Delivery})
+	if err != nil {
+		return nil, err
+	}
+	if err := sched.Start(ctx); err != nil {
+		sched.Close()
+		return nil, err
+	}
+	h := monitorhttp.New(monitorhttp.Config{Monitor: m, PublicURL: publicURL, Registry: reg, MetricsPath: metricsPath,
+		Key: &key, KeySet: &keys, ServeJWKS: metricsPath == "/metrics"})
+	return &monitorRun{handler: h, stop: func() {
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), schedule.JobTimeout)
+		defer cancel()
+		if err := sched.Stop(sctx); err != nil {
+			logger.Warn("monitor stop", "error", err.Error())
+		}
+	}}, nil
+}
+
+// scheduleDB names the store's database for the scheduler, as openStore
+// would open it.
+func scheduleDB(dsn, dataDir string) schedule.Database {
+	switch {
+	case dsn == "":
+		return schedule.Database{SQLitePath: dataDir + "/payability.db"}
+	case strings.HasPrefix(dsn, "sqlite:"):
+		return schedule.Database{SQLitePath: strings.TrimPrefix(dsn, "sqlite:")}
+	}
+	return schedule.Database{PostgresDSN: dsn}
+}
+
+// monitorMetricsPath is where serve --monitor serves the monitor's metrics
+// (serve's own are at /metrics).
+const monitorMetricsPath = "/metrics/monitor"
+
+// serveWithMonitor starts the monitor of `serve --monitor FILE` on serve's
+// store (a handle of its own on the same database) and returns one handler
+// for both: the monitor's routes, then serve's. A nil handler means serve
+// must exit with code.
+func serveWithMonitor(ctx context.Context, e Env, f serveFlags, srv http.Handler) (http.Handler, func(), int) {
+	cfg, err := loadMonitorConfig(f.monitor)
+	if err != nil {
+		fmt.Fprintf(e.Stderr, "payability serve: --monitor: %v\n", err)
+		return nil, nil, exitUsage
+	}
+	st, err := openStore(ctx, f.storeDSN, f.dataDir)
+	if err != nil {
+		fmt.Fprintf(e.Stderr, "payability serve: --monitor: %v\n", err)
+		return nil, nil, ExitInternal
+	}
+	logger := slog.New(slog.NewTextHandler(e.Stderr, nil))
+	// serve's own key signs the records, so serve's JWKS verifies them.
+	key, keys, err := loadKeys(f.dataDir, f.signingKey)
+	if err != nil {
+		st.Close()
+		fmt.Fprintf(e.Stderr, "payability serve: --monitor: %v\n", err)
+		return nil, nil, ExitInternal
+	}
+	run, err := startMonitor(ctx, e, cfg, st, f.storeDSN, f.dataDir, f.allowPrivate, f.publicURL, monitorMetricsPath, logger, key, keys)
+	if err != nil {
+		st.Close()
+		fmt.Fprintf(e.Stderr, "payability serve: --monitor: %v\n", err)
+		if errors.As(err, new(badFlag)) {
+			return nil, nil, exitUsage
+		}
+		return nil, nil, ExitInternal
+	}
+	mux := http.NewServeMux()
+	for _, p := range append(monitorhttp.Routes, monitorMetricsPath) {
+		mux.Handle(p, run.handler)
+	}
+	mux.Handle("/", srv)
+	return mux, func() { run.stop(); st.Close() }, ExitOK
+}
+
+// poster is the webhook deliveries' client: the guarded target client (no
+// redirects, bounded), so a receiver URL cannot reach a private address
+// unless allowed.
+func (e Env) poster(allowPrivate bool) schedule.Poster {
+	return target.New(target.Options{AllowPrivate: allowPrivate, UserAgent: buildinfo.UserAgent, Timeout: 10 * time.Second})
+}
+
+// loadKeys loads (creating it on first start) the signing key of dir, or
+// the key file when given, and the key set dir publishes.
+func loadKeys(dir, file string) (report.Key, report.KeySet, error) {
+	var (
+		key report.Key
+		err error
+	)
+	if file != "" {
+		key, err = report.LoadKeyFile(file)
+	} else {
+		key, _, err = report.LoadOrCreateKey(dir, rand.Reader)
+	}
+	if err != nil {
+		return report.Key{}, report.KeySet{}, err
+	}
+	keys, err := report.LoadKeySet(dir, key)
+	return key, keys, err
+}

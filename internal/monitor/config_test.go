@@ -1,0 +1,190 @@
+package monitor
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseConfigGood(t *testing.T) {
+	c := mustParse(t, "testdata/good.json")
+	if len(c.Endpoints) != 2 || len(c.Webhooks) != 1 {
+		t.Fatalf("got %d endpoints, %d webhooks", len(c.Endpoints), len(c.Webhooks))
+	}
+	w := c.Endpoints[0]
+	if w.ID != "weather" || w.Method != "GET" || w.Every != 10*time.Minute || w.Network != "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp" ||
+		w.MaxAmount != "10000" || strings.Join(w.Ops, ",") != "preflight,lint,check" {
+		t.Errorf("weather: %+v", w)
+	}
+	s := c.Endpoints[1]
+	if s.Method != "POST" || s.Body != `{"q":"x"}` || s.Every != time.Second {
+		t.Errorf("search.v2: %+v (1s is the minimum, allowed)", s)
+	}
+	if c.Retention != 7*24*time.Hour {
+		t.Errorf("retention %s, want 168h", c.Retention)
+	}
+	if h := c.Webhooks[0]; h.SecretEnv != "PAYABILITY_WEBHOOK_SECRET" || h.Events[0] != EventOutcomeChanged {
+		t.Errorf("webhook: %+v", h)
+	}
+}
+
+func TestRetentionDefaultsTo30Days(t *testing.T) {
+	c, err := ParseConfig([]byte(`{"endpoints": [{"id": "a", "url": "https://x.example/", "ops": ["check"], "every": "1m"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Retention != 30*24*time.Hour {
+		t.Errorf("retention %s, want 720h", c.Retention)
+	}
+	c, err = ParseConfig([]byte(`{"endpoints": [{"id": "a", "url": "https://x.example/", "ops": ["check"], "every": "1m"}], "retention": "1h"}`))
+	if err != nil || c.Retention != time.Hour {
+		t.Errorf("retention 1h (the minimum): %v, %v", c, err)
+	}
+}
+
+// TestParseConfigBad: one file per refusal, each naming its field, line and
+// column.
+func TestParseConfigBad(t *testing.T) {
+	for _, tc := range []struct {
+		file, field string
+		line, col   int
+		reason      string
+	}{
+		{"unknown_top_key", "retension", 2, 2, "unknown key"},
+		{"unknown_endpoint_key", "endpoints[0].interval", 2, 77, "unknown key"},
+		{"unknown_webhook_key", "webhooks[0].secret", 2, 95, "unknown key"},
+		{"repeated_key", "endpoints[0].id", 1, 28, "repeated key"},
+		{"syntax", "endpoints[0]", 2, 31, "JSON syntax error"},
+		{"wrong_type", "endpoints[0].ops", 2, 10, "wrong type"},
+		{"no_endpoints", "endpoints", 1, 15, "at least one endpoint"},
+		{"bad_id", "endpoints[0].id", 1, 23, "want 1 to 64"},
+		{"duplicate_id", "endpoints[1].id", 2, 10, "repeats an earlier endpoint's id"},
+		{"missing_url", "endpoints[0].url", 1, 16, "is required"},
+		{"url_policy", "endpoints[0].url", 1, 35, "URL policy"},
+		{"bad_method", "endpoints[0].method", 1, 67, "want GET or POST"},
+		{"body_without_post", "endpoints[0].body", 1, 65, "needs method POST"},
+		{"no_ops", "endpoints[0].ops", 1, 64, "at least one op"},
+		{"unknown_op", "endpoints[0].ops[1]", 1, 74, "want preflight"},
+		{"repeated_op", "endpoints[0].ops[1]", 1, 74, "repeats an earlier op"},
+		{"missing_every", "endpoints[0].every", 1, 16, "is required"},
+		{"bad_every", "endpoints[0].every", 1, 84, "want a duration"},
+		{"every_999ms", "endpoints[0].every", 1, 84, "at least 1s"},
+		{"bad_network", "endpoints[0].network", 1, 101, "CAIP-2 network id"},
+		{"bad_max_amount", "endpoints[0].max_amount", 1, 104, "decimal integer"},
+		{"webhook_bad_env", "webhooks[0].secret_env", 2, 59, "environment variable"},
+		{"webhook_bad_event", "webhooks[0].events[0]", 2, 75, "want outcome_changed"},
+		{"webhook_no_events", "webhooks[0].events", 2, 74, "at least one event"},
+		{"retention_59m", "retention", 1, 105, "at least 1h"},
+		{"two_documents", "", 1, 92, "more than one JSON document"},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			data, err := os.ReadFile(filepath.Join("testdata/bad", tc.file+".json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = ParseConfig(data)
+			var ce *ConfigError
+			if !errors.As(err, &ce) {
+				t.Fatalf("err = %v, want a *ConfigError", err)
+			}
+			if ce.Field != tc.field || ce.Line != tc.line || ce.Column != tc.col || !strings.Contains(ce.Reason, tc.reason) {
+				t.Errorf("got %q (field %q line %d col %d), want field %q line %d col %d reason ~%q",
+					ce.Error(), ce.Field, ce.Line, ce.Column, tc.field, tc.line, tc.col, tc.reason)
+			}
+		})
+	}
+}
+
+// TestConfigErrorsNeverQuoteValues: a refused value is named by its path,
+// never echoed (a URL may carry a token).
+func TestConfigErrorsNeverQuoteValues(t *testing.T) {
+	const canary = "CANARY-7f3a"
+	for _, doc := range []string{
+		`{"endpoints": [{"id": "a", "url": "ftp://` + canary + `/", "ops": ["check"], "every": "1m"}]}`,
+		`{"endpoints": [{"id": "a", "url": "https://x.example/", "ops": ["check"], "every": "` + canary + `"}]}`,
+		`{"endpoints": [{"id": "a", "url": "https://x.example/", "ops": ["` + canary + `"], "every": "1m"}]}`,
+		`{"endpoints": [{"id": "a", "url": "https://x.example/", "ops": ["check"], "every": "1m", "` + canary + `": 1}]}`,
+		`{"endpoints": [{"id": "a", "url": "https://x.example/", "ops": ["check"], "every": "1m"}], "webhooks": [{"url": "https://h/", "secret_env": "` + canary + `", "events": ["outcome_changed"]}]}`,
+	} {
+		_, err := ParseConfig([]byte(doc))
+		if err == nil {
+			t.Fatalf("%s: accepted", doc)
+		}
+		// An unknown key is a field path, which names the key itself; the
+		// values stay out.
+		if strings.Contains(err.Error(), canary) && !strings.Contains(doc, `"`+canary+`":`) {
+			t.Errorf("error quotes a value: %v", err)
+		}
+	}
+}
+
+func TestConfigLimits(t *testing.T) {
+	ep := func(i int) string {
+		return fmt.Sprintf(`{"id": "e%d", "url": "https://x.example/", "ops": ["check"], "every": "1m"}`, i)
+	}
+	many := func(n int) []byte {
+		var parts []string
+		for i := range n {
+			parts = append(parts, ep(i))
+		}
+		return []byte(`{"endpoints": [` + strings.Join(parts, ",") + `]}`)
+	}
+	if _, err := ParseConfig(many(MaxEndpoints)); err != nil {
+		t.Errorf("%d endpoints: %v", MaxEndpoints, err)
+	}
+	if _, err := ParseConfig(many(MaxEndpoints + 1)); err == nil || !strings.Contains(err.Error(), "at most 1000 endpoints") {
+		t.Errorf("%d endpoints: %v, want refused", MaxEndpoints+1, err)
+	}
+	body := func(n int) []byte {
+		return []byte(`{"endpoints": [{"id": "a", "url": "https://x.example/", "method": "POST", "body": "` +
+			strings.Repeat("x", n) + `", "ops": ["lint"], "every": "1m"}]}`)
+	}
+	if _, err := ParseConfig(body(MaxBodyBytes)); err != nil {
+		t.Errorf("body of %d bytes: %v", MaxBodyBytes, err)
+	}
+	if _, err := ParseConfig(body(MaxBodyBytes + 1)); err == nil {
+		t.Errorf("body of %d bytes accepted", MaxBodyBytes+1)
+	}
+	big := append(many(1)[:0:0], many(1)...)
+	big = append(big, make([]byte, MaxConfigBytes)...)
+	if _, err := ParseConfig(big); err == nil || !strings.Contains(err.Error(), "over") {
+		t.Errorf("file over the cap: %v", err)
+	}
+	id := strings.Repeat("a", 64)
+	if _, err := ParseConfig([]byte(`{"endpoints": [{"id": "` + id + `", "url": "https://x.example/", "ops": ["check"], "every": "1m"}]}`)); err != nil {
+		t.Errorf("64-character id: %v", err)
+	}
+	if _, err := ParseConfig([]byte(`{"endpoints": [{"id": "` + id + `a", "url": "https://x.example/", "ops": ["check"], "every": "1m"}]}`)); err == nil {
+		t.Error("65-character id accepted")
+	}
+}
+
+func TestParseDuration(t *testing.T) {
+	for in, want := range map[string]time.Duration{
+		"1s": time.Second, "10m": 10 * time.Minute, "1h30m": 90 * time.Minute, "30d": 720 * time.Hour, "1d": 24 * time.Hour,
+		"0s": 0, "-1m": 0, "0d": 0, "+1d": 0, "d": 0, "1.5d": 0, "x": 0, "": 0,
+	} {
+		got, ok := ParseDuration(in)
+		if got != want || ok != (want > 0) {
+			t.Errorf("ParseDuration(%q) = %s, %v; want %s", in, got, ok, want)
+		}
+	}
+}
+
+func mustParse(t *testing.T, path string) *Config {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	c, err := ReadConfig(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}

@@ -1,0 +1,155 @@
+package monitor
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+)
+
+// scanKeys walks the document once, before it is decoded, to refuse what
+// encoding/json would let through or report without a position: keys the
+// schema does not know, repeated keys, and syntax errors. It returns the
+// offset of every field's value by path (endpoints[0].every), so that the
+// validator can name the line of a bad value.
+func scanKeys(data []byte) (map[string]int, error) {
+	s := &keyScanner{data: data, dec: json.NewDecoder(bytes.NewReader(data)), pos: map[string]int{}}
+	s.dec.UseNumber()
+	if err := s.value("", topSchema); err != nil {
+		return nil, err
+	}
+	at := s.start()
+	if _, err := s.dec.Token(); err == nil {
+		line, col := lineCol(data, at)
+		return nil, &ConfigError{Line: line, Column: col, Reason: "more than one JSON document"}
+	}
+	return s.pos, nil
+}
+
+// schema says which keys an object at a path allows and what their values
+// are; nil means a value with no keys to check below it.
+type schema struct {
+	keys map[string]*schema
+	elem *schema // for arrays
+}
+
+var (
+	leaf           = &schema{}
+	endpointSchema = objectOf(endpointKeys)
+	webhookSchema  = objectOf(webhookKeys)
+	topSchema      = &schema{keys: map[string]*schema{
+		"endpoints": {elem: endpointSchema},
+		"webhooks":  {elem: webhookSchema},
+		"retention": leaf,
+	}}
+)
+
+func objectOf(keys []string) *schema {
+	s := &schema{keys: map[string]*schema{}}
+	for _, k := range keys {
+		s.keys[k] = leaf
+	}
+	return s
+}
+
+type keyScanner struct {
+	data []byte
+	dec  *json.Decoder
+	pos  map[string]int
+}
+
+// start is the offset where the next token begins.
+func (s *keyScanner) start() int {
+	off := int(s.dec.InputOffset())
+	for off < len(s.data) {
+		switch s.data[off] {
+		case ' ', '\t', '\r', '\n', ':', ',':
+			off++
+			continue
+		}
+		break
+	}
+	return off
+}
+
+func (s *keyScanner) errAt(field string, reason string) error {
+	line, col := lineCol(s.data, s.start())
+	return &ConfigError{Field: field, Line: line, Column: col, Reason: reason}
+}
+
+func (s *keyScanner) token(field string) (json.Token, error) {
+	t, err := s.dec.Token()
+	if err != nil {
+		if se, ok := err.(*json.SyntaxError); ok {
+			line, col := lineCol(s.data, int(se.Offset))
+			return nil, &ConfigError{Field: field, Line: line, Column: col, Reason: "JSON syntax error"}
+		}
+		return nil, s.errAt(field, "JSON syntax error or unexpected end")
+	}
+	return t, nil
+}
+
+func (s *keyScanner) value(path string, sc *schema) error {
+	s.pos[path] = s.start()
+	t, err := s.token(path)
+	if err != nil {
+		return err
+	}
+	switch t {
+	case json.Delim('{'):
+		seen := map[string]bool{}
+		for s.dec.More() {
+			at := s.start()
+			kt, err := s.token(path)
+			if err != nil {
+				return err
+			}
+			k, _ := kt.(string)
+			field := k
+			if path != "" {
+				field = path + "." + k
+			}
+			sub, known := sc.keys[k]
+			if sc.keys != nil && !known {
+				line, col := lineCol(s.data, at)
+				return &ConfigError{Field: field, Line: line, Column: col, Reason: "unknown key (allowed: " + allowed(sc) + ")"}
+			}
+			if seen[k] {
+				line, col := lineCol(s.data, at)
+				return &ConfigError{Field: field, Line: line, Column: col, Reason: "repeated key"}
+			}
+			seen[k] = true
+			if sub == nil {
+				sub = leaf
+			}
+			if err := s.value(field, sub); err != nil {
+				return err
+			}
+		}
+		_, err := s.token(path)
+		return err
+	case json.Delim('['):
+		for i := 0; s.dec.More(); i++ {
+			el := sc.elem
+			if el == nil {
+				el = leaf
+			}
+			if err := s.value(path+"["+strconv.Itoa(i)+"]", el); err != nil {
+				return err
+			}
+		}
+		_, err := s.token(path)
+		return err
+	}
+	return nil
+}
+
+func allowed(sc *schema) string {
+	var ks []string
+	for k := range sc.keys {
+		ks = append(ks, k)
+	}
+	slices.Sort(ks)
+	return fmt.Sprint(ks)
+}

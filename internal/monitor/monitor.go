@@ -1,0 +1,148 @@
+package monitor
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/exchangerebel/payability/internal/store"
+)
+
+// ErrUnknownEndpoint: a scheduled check names an endpoint or op the
+// configuration no longer has (it changed since the job was scheduled).
+var ErrUnknownEndpoint = errors.New("monitor: endpoint or op not in the configuration")
+
+// Monitor runs scheduled checks and records them. Its fields are set once.
+type Monitor struct {
+	Config    *Config
+	History   store.History
+	Observers map[string]Observer
+	Now       func() time.Time
+	Log       *slog.Logger
+	// Recorded, when set, is told of each observation this monitor
+	// recorded (once per observation: metrics hang here).
+	Recorded func(o store.Observation)
+	// Changed, when set, is told of a change of outcome: the recorded
+	// observation cur differs in outcome from prev, the op's observation
+	// before it (the first observation of an op is no change). It may be
+	// told of one change more than once (a retried job): it must be
+	// idempotent (webhooks are, by event id). An error fails the check,
+	// which is retried.
+	Changed func(ctx context.Context, prev, cur store.Observation) error
+}
+
+func (m *Monitor) now() time.Time {
+	if m.Now != nil {
+		return m.Now()
+	}
+	return time.Now()
+}
+
+func (m *Monitor) log() *slog.Logger {
+	if m.Log != nil {
+		return m.Log
+	}
+	return slog.New(slog.DiscardHandler)
+}
+
+// Check runs op on the endpoint id for the scheduled slot and records the
+// observation. A broken target is an observation; an error is ours. added is
+// false when the slot was recorded already (by another instance, or by an
+// earlier attempt of this job).
+func (m *Monitor) Check(ctx context.Context, id, op string, slot int64) (store.Observation, bool, error) {
+	e, ok := m.Config.Endpoint(id)
+	if !ok || !e.Has(op) {
+		return store.Observation{}, false, ErrUnknownEndpoint
+	}
+	obs, ok := m.Observers[op]
+	if !ok {
+		return store.Observation{}, false, ErrUnknownEndpoint
+	}
+	// The op's last two observations: when the newest is this slot's, an
+	// earlier attempt recorded it and failed after (telling of a change):
+	// do not observe again, only tell again.
+	recent, err := m.History.Observations(ctx, id, op, time.Time{}, 2)
+	if err != nil {
+		return store.Observation{}, false, err
+	}
+	if n := len(recent); n > 0 && recent[n-1].Slot == slot {
+		rec := recent[n-1]
+		if n == 2 {
+			err = m.changed(ctx, recent[0], rec)
+		}
+		return rec, false, err
+	}
+	start := m.now()
+	o, err := obs.Observe(ctx, e)
+	if err != nil {
+		return store.Observation{}, false, err
+	}
+	end := m.now()
+	rec := store.Observation{
+		Endpoint: id, Op: op, Slot: slot, At: end, Passing: o.Passing, State: o.State,
+		Reasons: o.Reasons, DurationMS: max(end.Sub(start).Milliseconds(), 0), TermsSHA256: o.TermsSHA256,
+	}
+	added, err := m.History.AddObservation(ctx, rec)
+	if err != nil {
+		return store.Observation{}, false, err
+	}
+	m.log().Info("check", "id", id, "op", op, "outcome", string(OutcomeOf(rec)), "state", rec.State,
+		"duration_ms", rec.DurationMS, "recorded", added)
+	if !added {
+		return rec, false, nil
+	}
+	if m.Recorded != nil {
+		m.Recorded(rec)
+	}
+	// A job of an older slot that ran late (rescued) tells of no change:
+	// the order of outcomes is the slots' order.
+	if n := len(recent); n > 0 && recent[n-1].Slot < slot {
+		if err := m.changed(ctx, recent[n-1], rec); err != nil {
+			return rec, true, err
+		}
+	}
+	return rec, true, nil
+}
+
+func (m *Monitor) changed(ctx context.Context, prev, cur store.Observation) error {
+	if m.Changed == nil || prev.Passing == cur.Passing {
+		return nil
+	}
+	return m.Changed(ctx, prev, cur)
+}
+
+// Prune deletes the history older than the retention and returns how many
+// observations went.
+func (m *Monitor) Prune(ctx context.Context) (int64, error) {
+	n, err := m.History.PruneObservations(ctx, m.now().Add(-m.Config.Retention))
+	if err == nil {
+		m.log().Info("prune", "deleted", n)
+	}
+	return n, err
+}
+
+// Latest returns the newest observation of each of e's ops that has one.
+func (m *Monitor) Latest(ctx context.Context, e Endpoint) (map[string]store.Observation, error) {
+	out := map[string]store.Observation{}
+	for _, op := range e.Ops {
+		o, ok, err := m.History.LatestObservation(ctx, e.ID, op)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			out[op] = o
+		}
+	}
+	return out, nil
+}
+
+// StatusNow is e's status at the monitor's now.
+func (m *Monitor) StatusNow(e Endpoint, latest map[string]store.Observation) Status {
+	src := StatusSource(e)
+	o, ok := latest[src]
+	return StatusOf(e, o, ok, m.now())
+}
+
+// NowTime is the monitor's clock.
+func (m *Monitor) NowTime() time.Time { return m.now() }

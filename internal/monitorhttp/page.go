@@ -1,0 +1,196 @@
+package monitorhttp
+
+import (
+	"bytes"
+	"embed"
+	"html/template"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/exchangerebel/payability/internal/buildinfo"
+	"github.com/exchangerebel/payability/internal/criteria"
+	"github.com/exchangerebel/payability/internal/monitor"
+	"github.com/exchangerebel/payability/internal/store"
+)
+
+//go:embed templates/status.html
+var templatesFS embed.FS
+
+var pages = template.Must(template.ParseFS(templatesFS, "templates/status.html"))
+
+// recentRows is how many observations the detail page lists.
+const recentRows = 50
+
+type opRow struct {
+	Op      string
+	Seen    bool
+	Outcome string
+	State   string
+	Reasons []string
+	At      string
+}
+
+type dayCell struct {
+	Date, Text, Mark string
+	Outcome          monitor.DayOutcome
+}
+
+type changeView struct {
+	Op, From, To, At, State string
+	Reasons                 []string
+}
+
+type endpointPage struct {
+	ID, Link, Status, StatusSource string
+	Every                          string
+	Ops                            []opRow
+	Days                           []dayCell
+	Checks                         int
+	Percent                        string
+	Change                         *changeView
+}
+
+var dayMarks = map[monitor.DayOutcome]string{
+	monitor.DayPassing: "✓", monitor.DayMixed: "~", monitor.DayFailing: "✗", monitor.DayNone: "·",
+}
+
+func dayText(d monitor.Day) string {
+	switch d.Outcome {
+	case monitor.DayNone:
+		return "no check"
+	case monitor.DayPassing:
+		return "all " + strconv.Itoa(d.Checks) + " checks passed"
+	case monitor.DayFailing:
+		return "none of " + strconv.Itoa(d.Checks) + " checks passed"
+	}
+	return strconv.Itoa(d.Passing) + " of " + strconv.Itoa(d.Checks) + " checks passed"
+}
+
+// trend is what the page, the badge and the record read of an endpoint's
+// 30 days: the daily counts (exact, aggregated by the database) and the
+// newest observations (for the last change and an incident's run).
+type trend struct {
+	days   []monitor.Day
+	recent []store.Observation // oldest first, at most recentWindow
+}
+
+// recentWindow bounds the observations read for the last change and the
+// current run of an incident: the newest ones in the 30 days.
+const recentWindow = 5000
+
+func (h *Handler) trend(r *http.Request, e monitor.Endpoint) (trend, error) {
+	m := h.cfg.Monitor
+	now := m.NowTime()
+	since := now.UTC().Truncate(24*time.Hour).AddDate(0, 0, -(monitor.StripDays - 1))
+	counts, err := m.History.DailyCounts(r.Context(), e.ID, since)
+	if err != nil {
+		return trend{}, err
+	}
+	recent, err := m.History.Observations(r.Context(), e.ID, "", since, recentWindow)
+	if err != nil {
+		return trend{}, err
+	}
+	return trend{days: monitor.Strip(counts, now, monitor.StripDays), recent: recent}, nil
+}
+
+func (h *Handler) endpointPage(r *http.Request, e monitor.Endpoint, link string) (endpointPage, []store.Observation, error) {
+	m := h.cfg.Monitor
+	latest, err := m.Latest(r.Context(), e)
+	if err != nil {
+		return endpointPage{}, nil, err
+	}
+	tr, err := h.trend(r, e)
+	if err != nil {
+		return endpointPage{}, nil, err
+	}
+	obs := tr.recent
+	p := endpointPage{ID: e.ID, Link: link, Status: string(m.StatusNow(e, latest)), StatusSource: monitor.StatusSource(e), Every: e.Every.String()}
+	for _, op := range e.Ops {
+		row := opRow{Op: op}
+		if o, ok := latest[op]; ok {
+			row = opRow{Op: op, Seen: true, Outcome: string(monitor.OutcomeOf(o)), State: o.State, Reasons: o.Reasons, At: criteria.Timestamp(o.At)}
+		}
+		p.Ops = append(p.Ops, row)
+	}
+	for _, d := range tr.days {
+		p.Days = append(p.Days, dayCell{Date: d.Date, Text: dayText(d), Mark: dayMarks[d.Outcome], Outcome: d.Outcome})
+	}
+	var pct *float64
+	p.Checks, pct = monitor.Share(tr.days)
+	if pct != nil {
+		p.Percent = strconv.FormatFloat(*pct, 'f', 1, 64)
+	}
+	if cs := monitor.Changes(obs); len(cs) > 0 {
+		c := cs[len(cs)-1]
+		p.Change = &changeView{Op: c.Op, From: string(c.From), To: string(c.To), At: criteria.Timestamp(c.At), State: c.State, Reasons: c.Reasons}
+	}
+	return p, obs, nil
+}
+
+func (h *Handler) link(path string) string {
+	return strings.TrimSuffix(h.cfg.PublicURL, "/") + path
+}
+
+func (h *Handler) statusIndex(w http.ResponseWriter, r *http.Request) {
+	data := struct {
+		Title, Now, Version string
+		Endpoints           []endpointPage
+	}{Title: "Endpoint status", Now: criteria.Timestamp(h.cfg.Monitor.NowTime()), Version: buildinfo.Version}
+	for _, e := range h.cfg.Monitor.Config.Endpoints {
+		p, _, err := h.endpointPage(r, e, h.link("/status/"+e.ID))
+		if err != nil {
+			writeError(w, 0, "internal_error")
+			return
+		}
+		data.Endpoints = append(data.Endpoints, p)
+	}
+	render(w, "index", data)
+}
+
+func (h *Handler) statusDetail(w http.ResponseWriter, r *http.Request) {
+	e, ok := h.cfg.Monitor.Config.Endpoint(r.PathValue("id"))
+	if !ok {
+		writeHTMLNotFound(w)
+		return
+	}
+	p, obs, err := h.endpointPage(r, e, "")
+	if err != nil {
+		writeError(w, 0, "internal_error")
+		return
+	}
+	recent := slices.Clone(obs[max(len(obs)-recentRows, 0):])
+	slices.Reverse(recent)
+	var rows []ObservationView
+	for _, o := range recent {
+		rows = append(rows, viewOf(o))
+	}
+	data := struct {
+		Title, Now, Version, Back string
+		Endpoint                  endpointPage
+		Recent                    []ObservationView
+	}{Title: "Status of " + e.ID, Now: criteria.Timestamp(h.cfg.Monitor.NowTime()), Version: buildinfo.Version,
+		Back: h.link("/status"), Endpoint: p, Recent: rows}
+	render(w, "detail", data)
+}
+
+func render(w http.ResponseWriter, name string, data any) {
+	var buf bytes.Buffer
+	if err := pages.ExecuteTemplate(&buf, name, data); err != nil {
+		writeError(w, 0, "internal_error")
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.Write(buf.Bytes())
+}
+
+func writeHTMLNotFound(w http.ResponseWriter) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(http.StatusNotFound)
+	w.Write([]byte("<!doctype html><html lang=\"en\"><title>Not found</title><h1>No such endpoint</h1></html>\n"))
+}
