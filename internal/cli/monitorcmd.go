@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -75,6 +74,21 @@ func runMonitor(ctx context.Context, e Env, args []string) int {
 		fmt.Fprintln(e.Stderr, "payability monitor: --store must be sqlite:PATH or postgres://…")
 		return exitUsage
 	}
+	receivers, err := monitorReceivers(e, cfg)
+	if err != nil {
+		fmt.Fprintf(e.Stderr, "payability monitor: %v\n", err)
+		return exitUsage
+	}
+	// The listener opens before the store and keys, so a bad --addr creates nothing.
+	ln, err := listen(f.addr)
+	if err != nil {
+		fmt.Fprintf(e.Stderr, "payability monitor: %v\n", err)
+		if errors.As(err, new(badFlag)) {
+			return exitUsage
+		}
+		return ExitInternal
+	}
+	defer ln.Close()
 	st, err := openStore(ctx, f.storeDSN, f.dataDir)
 	if err != nil {
 		fmt.Fprintf(e.Stderr, "payability monitor: %v\n", err)
@@ -91,7 +105,7 @@ func runMonitor(ctx context.Context, e Env, args []string) int {
 		fmt.Fprintf(e.Stderr, "payability monitor: %v\n", err)
 		return ExitInternal
 	}
-	run, err := startMonitor(ctx, e, cfg, st, f.storeDSN, f.dataDir, f.allowPrivate, f.publicURL, "/metrics", logger, key, keys)
+	run, err := startMonitor(ctx, e, cfg, st, f.storeDSN, f.dataDir, f.allowPrivate, f.publicURL, "/metrics", logger, key, keys, receivers)
 	if err != nil {
 		fmt.Fprintf(e.Stderr, "payability monitor: %v\n", err)
 		if errors.As(err, new(badFlag)) {
@@ -102,11 +116,6 @@ func runMonitor(ctx context.Context, e Env, args []string) int {
 	defer run.stop()
 	backend, _ := storeBackend(f.storeDSN, f.dataDir)
 	fmt.Fprintf(e.Stderr, "payability monitor: %d endpoints; store: %s\n", len(cfg.Endpoints), backend)
-	ln, err := net.Listen("tcp", f.addr)
-	if err != nil {
-		fmt.Fprintf(e.Stderr, "payability monitor: %v\n", err)
-		return ExitInternal
-	}
 	return serveUntilDone(ctx, e, ln, run.handler)
 }
 
@@ -131,26 +140,18 @@ type monitorRun struct {
 
 // startMonitor wires the monitor on an open store (which must keep the
 // history) and starts its scheduler in the same database.
-func startMonitor(ctx context.Context, e Env, cfg *monitor.Config, st store.Store, dsn, dataDir string, allowPrivate bool, publicURL, metricsPath string, logger *slog.Logger, key report.Key, keys report.KeySet) (*monitorRun, error) {
-	hist, ok := st.(store.History)
-	if !ok {
-		return nil, errors.New("the store keeps no history")
-	}
-	runner := ops.Runner{Fetcher: e.fetcher(allowPrivate), Now: e.now()}
-	m := &monitor.Monitor{Config: cfg, History: hist, Observers: monitor.OpsObservers(runner), Now: e.now(), Log: logger}
+// monitorReceivers checks what a configuration needs of this process — every
+// op it names is built in, every webhook secret is set — before anything is
+// created, and returns the webhook receivers.
+func monitorReceivers(e Env, cfg *monitor.Config) ([]schedule.Receiver, error) {
+	built := monitor.OpsObservers(ops.Runner{})
 	for _, ep := range cfg.Endpoints {
 		for _, op := range ep.Ops {
-			if _, ok := m.Observers[op]; !ok {
-				return nil, fmt.Errorf("config: endpoint %s: op %s is not available in this build", ep.ID, op)
+			if _, ok := built[op]; !ok {
+				return nil, badFlag{fmt.Sprintf("config: endpoint %s: op %s is not available in this build", ep.ID, op)}
 			}
 		}
 	}
-	reg := prometheus.NewRegistry()
-	if metricsPath == "/metrics" { // standalone: the process's own metrics too
-		reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	}
-	metrics := monitorhttp.NewMetrics(reg, m)
-	m.Recorded = metrics.Recorded
 	var receivers []schedule.Receiver
 	for i, w := range cfg.Webhooks {
 		secret := e.Getenv(w.SecretEnv)
@@ -159,6 +160,22 @@ func startMonitor(ctx context.Context, e Env, cfg *monitor.Config, st store.Stor
 		}
 		receivers = append(receivers, schedule.Receiver{Index: i, URL: w.URL, Secret: []byte(secret)})
 	}
+	return receivers, nil
+}
+
+func startMonitor(ctx context.Context, e Env, cfg *monitor.Config, st store.Store, dsn, dataDir string, allowPrivate bool, publicURL, metricsPath string, logger *slog.Logger, key report.Key, keys report.KeySet, receivers []schedule.Receiver) (*monitorRun, error) {
+	hist, ok := st.(store.History)
+	if !ok {
+		return nil, errors.New("the store keeps no history")
+	}
+	runner := ops.Runner{Fetcher: e.fetcher(allowPrivate), Now: e.now()}
+	m := &monitor.Monitor{Config: cfg, History: hist, Observers: monitor.OpsObservers(runner), Now: e.now(), Log: logger}
+	reg := prometheus.NewRegistry()
+	if metricsPath == "/metrics" { // standalone: the process's own metrics too
+		reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	}
+	metrics := monitorhttp.NewMetrics(reg, m)
+	m.Recorded = metrics.Recorded
 	// River's own lines only from warnings up: the check lines are ours.
 	riverLog := slog.New(slog.NewTextHandler(e.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	sched, err := schedule.Open(ctx, schedule.Options{DB: scheduleDB(dsn, dataDir), Monitor: m, Logger: riverLog,
@@ -207,6 +224,11 @@ func serveWithMonitor(ctx context.Context, e Env, f serveFlags, srv http.Handler
 		fmt.Fprintf(e.Stderr, "payability serve: --monitor: %v\n", err)
 		return nil, nil, exitUsage
 	}
+	receivers, err := monitorReceivers(e, cfg)
+	if err != nil {
+		fmt.Fprintf(e.Stderr, "payability serve: --monitor: %v\n", err)
+		return nil, nil, exitUsage
+	}
 	st, err := openStore(ctx, f.storeDSN, f.dataDir)
 	if err != nil {
 		fmt.Fprintf(e.Stderr, "payability serve: --monitor: %v\n", err)
@@ -220,7 +242,7 @@ func serveWithMonitor(ctx context.Context, e Env, f serveFlags, srv http.Handler
 		fmt.Fprintf(e.Stderr, "payability serve: --monitor: %v\n", err)
 		return nil, nil, ExitInternal
 	}
-	run, err := startMonitor(ctx, e, cfg, st, f.storeDSN, f.dataDir, f.allowPrivate, f.publicURL, monitorMetricsPath, logger, key, keys)
+	run, err := startMonitor(ctx, e, cfg, st, f.storeDSN, f.dataDir, f.allowPrivate, f.publicURL, monitorMetricsPath, logger, key, keys, receivers)
 	if err != nil {
 		st.Close()
 		fmt.Fprintf(e.Stderr, "payability serve: --monitor: %v\n", err)

@@ -179,6 +179,7 @@ func runServe(ctx context.Context, e Env, args []string) int {
 	if f.monitor != "" {
 		h, stop, code := serveWithMonitor(ctx, e, f, srv)
 		if h == nil {
+			ln.Close()
 			return code
 		}
 		defer stop()
