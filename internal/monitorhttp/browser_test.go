@@ -3,7 +3,6 @@ package monitorhttp_test
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,67 +10,16 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/exchangerebel/payability/internal/browsertest"
 	"github.com/exchangerebel/payability/internal/monitor"
 )
 
-// chromiumPath finds Debian's chromium (PAYABILITY_CHROMIUM names another).
-// A missing browser fails the test, as a missing PostgreSQL does.
-func chromiumPath(t *testing.T) string {
-	t.Helper()
-	if p := os.Getenv("PAYABILITY_CHROMIUM"); p != "" {
-		return p
-	}
-	for _, name := range []string{"chromium", "chromium-browser"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	t.Fatal("chromium is not installed: apt-get install -y chromium (or set PAYABILITY_CHROMIUM); the browser tests need it")
-	return ""
-}
-
-// newBrowser starts a headless Chromium with a fresh profile that reaches
-// loopback only and runs no background service.
+// newBrowser starts the loopback-only headless Chromium of internal/browsertest.
 func newBrowser(t *testing.T) context.Context {
-	t.Helper()
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(chromiumPath(t)),
-		chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck,
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-default-apps", true),
-		chromedp.Flag("disable-extensions", true),
-		chromedp.Flag("disable-breakpad", true),
-		chromedp.Flag("disable-domain-reliability", true),
-		chromedp.Flag("no-proxy-server", true),
-		chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"),
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.Flag("blink-settings", "scriptEnabled=false"),
-		chromedp.WindowSize(1000, 1200),
-	}
-	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancel := chromedp.NewContext(alloc)
-	// Ends a stuck browser; no assertion depends on it.
-	ctx, cancelTimeout := context.WithTimeout(ctx, 2*time.Minute)
-	t.Cleanup(func() { cancelTimeout(); cancel(); cancelAlloc() })
-	if err := chromedp.Do(ctx, chromedp.Navigate("about:blank")); err != nil {
-		t.Fatalf("chromium does not start: %v", err)
-	}
-	return ctx
+	return browsertest.New(t, chromedp.WindowSize(1000, 1200), chromedp.Flag("blink-settings", "scriptEnabled=false"))
 }
 
-func artefactDir(t *testing.T) string {
-	if d := os.Getenv("PAYABILITY_ARTEFACTS"); d != "" {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		return d
-	}
-	return t.TempDir()
-}
+func artefactDir(t *testing.T) string { return browsertest.ArtefactDir(t) }
 
 // TestStatusPageInABrowser: the page, with JavaScript off, in headless
 // Chromium: each endpoint's heading, status word and latest outcome, a strip
