@@ -28,6 +28,14 @@ func TestRedactURL(t *testing.T) {
 		{"https://host/path@not-userinfo?x=a@b#c@d", "https://host/path@not-userinfo?x=a@b#c@d"},
 		{"https://host:99999/", "https://host:99999/"},
 		{"", ""},
+		// Forms that are not "scheme://" still carry an authority: a
+		// scheme-relative URL, a scheme with one slash or a backslash (as
+		// browsers read them), and a "://" that is only in the query.
+		{"//user:pw@host/p", "//REDACTED@host/p"},
+		{"http:/user:pw@host/p", "http:/REDACTED@host/p"},
+		{`http:\\user:pw@host/p`, `http:\\REDACTED@host/p`},
+		{"user:pw@host/p?next=http://other/", "REDACTED@host/p?next=http://other/"},
+		{"http:user:pw@host/p", "REDACTED@host/p"},
 	}
 	for _, tt := range tests {
 		if got := RedactURL(tt.in); got != tt.want {
@@ -43,6 +51,8 @@ func TestCredentialsAreNeverEchoed(t *testing.T) {
 		"ftp://bob:s3cret@files.example/",
 		`https://carol:s3cret@long.example/` + strings.Repeat("x", target.MaxURLBytes),
 		"https://:s3cret@creds.example:99999/",
+		"//dave7:s3cret@creds.example/paid",
+		"http:/erin7:s3cret@creds.example/paid",
 	}, "\n")
 	for _, full := range []bool{false, true} {
 		var out bytes.Buffer
@@ -54,14 +64,15 @@ func TestCredentialsAreNeverEchoed(t *testing.T) {
 		var text bytes.Buffer
 		_ = sum.WriteText(&text)
 		for _, where := range []string{out.String(), text.String(), sc.Progress().Line(0)} {
-			if strings.Contains(where, "s3cret") || strings.Contains(where, "alice") || strings.Contains(where, "bob") {
+			if strings.Contains(where, "s3cret") || strings.Contains(where, "alice") || strings.Contains(where, "bob") ||
+				strings.Contains(where, "dave7") || strings.Contains(where, "erin7") {
 				t.Fatalf("credentials echoed:\n%s", where)
 			}
 		}
 		if !strings.Contains(out.String(), `"url":"https://REDACTED@creds.example/paid"`) {
 			t.Errorf("the refused URL is not written redacted:\n%s", out.String())
 		}
-		if sum.RefusedBy[target.RuleUserinfo] != 2 || sum.Refused != 4 {
+		if sum.RefusedBy[target.RuleUserinfo] != 2 || sum.Refused != 6 {
 			t.Errorf("refused %d %v", sum.Refused, sum.RefusedBy)
 		}
 	}

@@ -632,13 +632,21 @@ func cutOnce(b, sub []byte) []byte {
 // echoes credentials: "http://user:pw@host/p" is written
 // "http://REDACTED@host/p". It works on the text, so it also covers URLs
 // that do not parse or that a rule before url_userinfo refused (a URL over
-// the length limit, a scheme other than http or https): the authority runs
-// from after "://" (or the start, when there is none) to the first '/', '?'
-// or '#', and everything in it up to its last '@' is userinfo.
+// the length limit, a scheme other than http or https, a URL that is not
+// absolute). The authority starts after a scheme that is followed by a
+// slash ("http://", "http:/", "http:\\") and the run of slashes or
+// backslashes that follows (so "//user:pw@host" too), or at the start when
+// there is no such scheme ("user:pw@host", where "user:" may be a name as
+// well as a scheme); it runs to the first '/', '?' or '#', and everything in
+// it up to its last '@' is userinfo. A "://" later in the text (a query
+// carrying another URL) does not move the start.
 func RedactURL(raw string) string {
 	start := 0
-	if i := strings.Index(raw, "://"); i >= 0 {
-		start = i + 3
+	if i := strings.IndexByte(raw, ':'); i > 0 && isScheme(raw[:i]) && i+1 < len(raw) && isSlash(raw[i+1]) {
+		start = i + 1
+	}
+	for start < len(raw) && isSlash(raw[start]) {
+		start++
 	}
 	end := len(raw)
 	if j := strings.IndexAny(raw[start:], "/?#"); j >= 0 {
@@ -649,6 +657,23 @@ func RedactURL(raw string) string {
 		return raw
 	}
 	return raw[:start] + "REDACTED" + raw[start+at:]
+}
+
+func isSlash(c byte) bool { return c == '/' || c == '\\' }
+
+// isScheme reports whether s has the form of a URL scheme (RFC 3986 §3.1):
+// a letter, then letters, digits, '+', '-' or '.'.
+func isScheme(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z':
+		case i > 0 && ('0' <= c && c <= '9' || c == '+' || c == '-' || c == '.'):
+		default:
+			return false
+		}
+	}
+	return s != ""
 }
 
 // HostKey is the per-host limit's key of a URL that passed the URL policy:
