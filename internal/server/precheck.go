@@ -217,7 +217,9 @@ const ruleAddressRefused = "address_refused"
 const assessAddressRefused = "The URL names a loopback, private or other non-public address, which this server does not fetch (it runs without --allow-private-targets): a paid op would only report the fetch as failed, so none is offered. This answer took no free call."
 
 // literalNonPublic reports whether raw's host is an IP literal the fetch
-// guard refuses, or localhost (RFC 6761: always loopback). A name that
+// guard refuses, or localhost (RFC 6761: always loopback). An IPv4 literal
+// is also one of the forms browsers and getaddrinfo read as an address
+// (legacyIPv4: 0x7f000001, 0177.0.0.1, 2130706433, 127.1). A name that
 // resolves to such an address is refused at fetch time, not here: the
 // pre-check resolves nothing.
 func literalNonPublic(raw string) bool {
@@ -230,7 +232,56 @@ func literalNonPublic(raw string) bool {
 		return true
 	}
 	ip, err := netip.ParseAddr(host)
-	return err == nil && !target.AddressAllowed(ip)
+	if err != nil {
+		var ok bool
+		if ip, ok = legacyIPv4(host); !ok {
+			return false
+		}
+	}
+	return !target.AddressAllowed(ip)
+}
+
+// legacyIPv4 parses the IPv4 forms of the WHATWG URL standard's IPv4 parser
+// (§4.4) and inet_aton: one to four dot-separated numbers, each decimal, hex
+// (0x…) or octal (a leading 0), the last filling the remaining bytes. It
+// reports false for anything else (a name, a number too large).
+func legacyIPv4(host string) (netip.Addr, bool) {
+	parts := strings.Split(host, ".")
+	if len(parts) > 4 {
+		return netip.Addr{}, false
+	}
+	nums := make([]uint64, len(parts))
+	for i, p := range parts {
+		base := 10
+		switch {
+		case len(p) >= 2 && (p[:2] == "0x" || p[:2] == "0X"):
+			p, base = p[2:], 16
+			if p == "" {
+				p = "0" // "0x" is zero (WHATWG)
+			}
+		case len(p) >= 2 && p[0] == '0':
+			p, base = p[1:], 8
+		}
+		n, err := strconv.ParseUint(p, base, 32)
+		if p == "" || err != nil {
+			return netip.Addr{}, false
+		}
+		nums[i] = n
+	}
+	last := len(nums) - 1
+	for _, n := range nums[:last] {
+		if n > 255 {
+			return netip.Addr{}, false
+		}
+	}
+	if nums[last] >= 1<<(8*(4-last)) {
+		return netip.Addr{}, false
+	}
+	v := nums[last]
+	for i, n := range nums[:last] {
+		v |= n << (8 * (3 - i))
+	}
+	return netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)}), true
 }
 
 // resourceOfPath is our URL for another path of this worker.

@@ -163,7 +163,10 @@ func TestFreeCeilingPerSource(t *testing.T) {
 // free call, and offers no challenge.
 func TestPrecheckNamesAPrivateLiteral(t *testing.T) {
 	h := newHarness(t, ServeAll)
-	for _, u := range []string{"http://127.0.0.1:8080/x", "http://[::1]/", "http://10.1.2.3/", "http://localhost:3000/", "http://api.localhost/", "http://169.254.169.254/latest", "http://[fd00::1]/", "http://[::ffff:192.168.0.1]/"} {
+	for _, u := range []string{"http://127.0.0.1:8080/x", "http://[::1]/", "http://10.1.2.3/", "http://localhost:3000/", "http://api.localhost/", "http://169.254.169.254/latest", "http://[fd00::1]/", "http://[::ffff:192.168.0.1]/",
+		// The IPv4 forms a browser and getaddrinfo read as addresses
+		// (WHATWG URL §4.4, inet_aton): hex, octal, one number, short forms.
+		"http://0x7f000001/", "http://0x7F.0.0.1/", "http://0177.0.0.1/", "http://2130706433/", "http://127.1/", "http://10.1/", "http://0/", "http://127.0.0.1./"} {
 		for range 2 { // twice at once: no allowance is spent, so no 402
 			res := h.do(http.MethodPost, "/toll/payability/precheck", fmt.Sprintf(`{"url":%q}`, u), nil)
 			if res.status != http.StatusOK || !bytes.Contains(res.body, []byte(`"in_policy":false`)) ||
@@ -177,7 +180,7 @@ func TestPrecheckNamesAPrivateLiteral(t *testing.T) {
 		t.Errorf("%d free-tier rows, want 0", n)
 	}
 	// A public literal and a name are in policy (names are checked when fetched).
-	for _, u := range []string{"http://8.8.8.8/", "https://seller.example/"} {
+	for _, u := range []string{"http://8.8.8.8/", "https://seller.example/", "http://0x8.8.8.8/", "http://134744072/", "http://1.2.3.4.example/", "http://0x7f000001.example/", "http://4294967296/"} {
 		h.clock.Add(10e9)
 		if res := h.do(http.MethodPost, "/toll/payability/precheck", fmt.Sprintf(`{"url":%q}`, u), nil); res.status != http.StatusOK || !bytes.Contains(res.body, []byte(`"in_policy":true`)) {
 			t.Errorf("%s: %d %s, want in policy", u, res.status, res.body)
