@@ -362,13 +362,11 @@ func TestSettleTransportFailures(t *testing.T) {
 		defer close(release)
 		fx := newFixture(t)
 		fx.rail.Client, _ = facilitator.NewClient(slow.URL, nil)
+		// The facilitator never answers, so the timeout is the only way
+		// out: the test does not measure how long it takes.
 		fx.rail.VerifyTimeout = 200 * time.Millisecond
-		start := time.Now()
 		if _, code := fx.rail.Settle(context.Background(), request(fx.v2()), offer); code != gate.CodeFacilitatorError {
 			t.Errorf("code %q", code)
-		}
-		if d := time.Since(start); d > 5*time.Second {
-			t.Errorf("took %v", d)
 		}
 	})
 	t.Run("connection refused", func(t *testing.T) {
