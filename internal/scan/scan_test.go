@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -21,10 +22,20 @@ import (
 )
 
 // gauge tracks how many requests are in flight and the most ever seen.
-type gauge struct{ now, peak atomic.Int64 }
+// gauge counts requests in flight and their peak; when reached is set, it
+// is closed once at requests are in flight together.
+type gauge struct {
+	now, peak atomic.Int64
+	at        int64
+	reached   chan struct{}
+	once      sync.Once
+}
 
 func (g *gauge) enter() {
 	n := g.now.Add(1)
+	if g.reached != nil && n >= g.at {
+		g.once.Do(func() { close(g.reached) })
+	}
 	for {
 		p := g.peak.Load()
 		if n <= p || g.peak.CompareAndSwap(p, n) {
@@ -60,6 +71,12 @@ func newSeller(t *testing.T, all *gauge, delay time.Duration) *seller {
 		defer all.leave()
 		defer s.own.leave()
 		s.hits.Add(1)
+		if all.reached != nil {
+			select {
+			case <-all.reached:
+			case <-time.After(time.Minute): // turns a hang into a failure only
+			}
+		}
 		if s.delay > 0 {
 			time.Sleep(s.delay)
 		}
@@ -116,7 +133,9 @@ func loopbackRunner() ops.Runner {
 }
 
 func TestLimitsNeverExceeded(t *testing.T) {
-	var all gauge
+	// No request is answered before three are in flight together (the
+	// three hosts side by side), so that part never depends on timing.
+	all := gauge{at: 3, reached: make(chan struct{})}
 	sellers := []*seller{newSeller(t, &all, 15*time.Millisecond), newSeller(t, &all, 15*time.Millisecond), newSeller(t, &all, 15*time.Millisecond)}
 	var input strings.Builder
 	for i := 0; i < 24; i++ {
@@ -186,14 +205,26 @@ func TestProbeAndMemoTakeOneSlotEach(t *testing.T) {
 	}
 }
 
-// fakeFetcher answers from a canned capture, after a delay chosen per URL.
+// fakeFetcher answers from a canned capture, after a delay chosen per URL,
+// or once the channel wait gives for the URL is closed (nil: at once).
 type fakeFetcher struct {
 	delay func(url string) time.Duration
+	wait  func(url string) <-chan struct{}
 	calls atomic.Int64
 }
 
 func (f *fakeFetcher) Get(ctx context.Context, url string) capture.Capture {
 	f.calls.Add(1)
+	if f.wait != nil {
+		if ch := f.wait(url); ch != nil {
+			select {
+			case <-ch:
+			case <-time.After(time.Minute): // turns a hang into a failure only
+			case <-ctx.Done():
+				return capture.Capture{Outcome: capture.Failed}
+			}
+		}
+	}
 	if f.delay != nil {
 		select {
 		case <-time.After(f.delay(url)):
@@ -217,16 +248,47 @@ func (f *fakeFetcher) RunProbes(ctx context.Context, url string) []capture.Captu
 	return cs
 }
 
+// linesWriter is a scan's output that closes after once n lines (the header
+// record included) have been written.
+type linesWriter struct {
+	mu    sync.Mutex
+	buf   bytes.Buffer
+	n     int
+	after chan struct{}
+}
+
+func newLinesWriter(n int) *linesWriter { return &linesWriter{n: n, after: make(chan struct{})} }
+
+func (w *linesWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	before := bytes.Count(w.buf.Bytes(), []byte("\n"))
+	w.buf.Write(p)
+	if now := bytes.Count(w.buf.Bytes(), []byte("\n")); before < w.n && now >= w.n {
+		close(w.after)
+	}
+	return len(p), nil
+}
+
+func (w *linesWriter) Bytes() []byte {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return bytes.Clone(w.buf.Bytes())
+}
+
 func TestRecordsInCompletionOrderWithLines(t *testing.T) {
-	f := &fakeFetcher{delay: func(url string) time.Duration {
+	// The slow URL's fetch ends only once the header and the two fast
+	// records are out: the order is the completion order, whatever the
+	// machine's speed.
+	out := newLinesWriter(3)
+	f := &fakeFetcher{wait: func(url string) <-chan struct{} {
 		if strings.Contains(url, "slow") {
-			return 150 * time.Millisecond
+			return out.after
 		}
-		return 0
+		return nil
 	}}
 	input := "https://slow.example/a\n# fast ones\nhttps://fast1.example/b\nhttps://fast2.example/c\n"
-	var out bytes.Buffer
-	sc := New(Options{Op: ops.OpCheck, Runner: ops.Runner{Fetcher: f}, Out: &out})
+	sc := New(Options{Op: ops.OpCheck, Runner: ops.Runner{Fetcher: f}, Out: out})
 	if _, err := sc.Run(context.Background(), NewInput(strings.NewReader(input))); err != nil {
 		t.Fatal(err)
 	}
@@ -244,19 +306,22 @@ func TestRecordsInCompletionOrderWithLines(t *testing.T) {
 }
 
 func TestHotHostDoesNotBlockOthers(t *testing.T) {
-	f := &fakeFetcher{delay: func(url string) time.Duration {
+	// Every fetch of the hot host waits until the cool host's record is out
+	// (the header and one record): if the cool URL queued behind the hot
+	// host, the hang guard would fire and its record would not be first.
+	out := newLinesWriter(2)
+	f := &fakeFetcher{wait: func(url string) <-chan struct{} {
 		if strings.Contains(url, "hot.example") {
-			return 40 * time.Millisecond
+			return out.after
 		}
-		return 0
+		return nil
 	}}
 	var input strings.Builder
 	for i := 0; i < 10; i++ {
 		fmt.Fprintf(&input, "https://hot.example/%d\n", i)
 	}
 	input.WriteString("https://cool.example/x\n")
-	var out bytes.Buffer
-	sc := New(Options{Op: ops.OpCheck, Runner: ops.Runner{Fetcher: f}, Concurrency: 4, PerHost: 1, Out: &out})
+	sc := New(Options{Op: ops.OpCheck, Runner: ops.Runner{Fetcher: f}, Concurrency: 4, PerHost: 1, Out: out})
 	if _, err := sc.Run(context.Background(), NewInput(strings.NewReader(input.String()))); err != nil {
 		t.Fatal(err)
 	}
