@@ -6,10 +6,10 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -235,36 +235,82 @@ func TestScanInterruptedStillSummarises(t *testing.T) {
 
 func TestScanProgressOnlyOnATerminal(t *testing.T) {
 	defer goleak.VerifyNone(t)
-	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		time.Sleep(450 * time.Millisecond)
-		w.WriteHeader(http.StatusPaymentRequired)
-	}))
-	defer slow.Close()
-	f := fetcherFunc(func(ctx context.Context, url string) capture.Capture {
-		resp, err := http.Get(slow.URL)
-		if err != nil {
-			return capture.Capture{Outcome: capture.Failed}
-		}
-		resp.Body.Close()
-		return capture.Capture{Outcome: capture.OK, Status: resp.StatusCode, Body: []byte{}}
-	})
-	_, stderr, code := runScanCLI(t, context.Background(), f, true, goldenURL+"\n", "--op", "check")
-	if code != ExitOK || !strings.Contains(stderr, "\r\x1b[K1 done") && !strings.Contains(stderr, "\r\x1b[K0 done") {
+	// The op does not finish before the progress line it waits for has been
+	// drawn, so the test never races the redraw interval.
+	drawn := &drawnWriter{want: " done", drawn: make(chan struct{})}
+	_, code := runScanCLIStderr(t, drawn.waitingFetcher(), drawn, goldenURL+"\n", "--op", "check")
+	if stderr := drawn.String(); code != ExitOK || !strings.Contains(stderr, "\r\x1b[K0 done") {
 		t.Errorf("exit %d; no progress line on a terminal:\n%q", code, stderr)
 	}
 	inPath := filepath.Join(t.TempDir(), "urls.txt")
 	if err := os.WriteFile(inPath, []byte(goldenURL+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, stderr, _ = runScanCLI(t, context.Background(), f, true, "", "--op", "check", inPath)
-	if !strings.Contains(stderr, "] 0/1  ") && !strings.Contains(stderr, "] 1/1  ") {
-		t.Errorf("no total on the progress line of a file input:\n%q", stderr)
+	total := &drawnWriter{want: "] 0/1  ", drawn: make(chan struct{})}
+	if _, code := runScanCLIStderr(t, total.waitingFetcher(), total, "", "--op", "check", inPath); code != ExitOK {
+		t.Errorf("exit %d; no total on the progress line of a file input:\n%q", code, total.String())
 	}
-	_, stderr, _ = runScanCLI(t, context.Background(), f, true, goldenURL+"\n", "--op", "check", "--quiet")
+	immediate := fetcherFunc(func(ctx context.Context, url string) capture.Capture {
+		return capture.Capture{Outcome: capture.OK, Status: http.StatusPaymentRequired, Body: []byte{}}
+	})
+	_, stderr, _ := runScanCLI(t, context.Background(), immediate, true, goldenURL+"\n", "--op", "check", "--quiet")
 	if strings.Contains(stderr, "\x1b[") {
 		t.Errorf("progress drawn with --quiet:\n%q", stderr)
 	}
-	http.DefaultClient.CloseIdleConnections()
+}
+
+// drawnWriter is a terminal's stderr that closes drawn once a progress
+// line ("\r\x1b[K…") containing want has been written.
+type drawnWriter struct {
+	want  string
+	drawn chan struct{}
+	mu    sync.Mutex
+	buf   bytes.Buffer
+	once  sync.Once
+}
+
+func (d *drawnWriter) Write(p []byte) (int, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.buf.Write(p)
+	if s := string(p); strings.HasPrefix(s, "\r\x1b[K") && strings.Contains(s, d.want) {
+		d.once.Do(func() { close(d.drawn) })
+	}
+	return len(p), nil
+}
+
+func (d *drawnWriter) String() string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.buf.String()
+}
+
+// waitingFetcher answers a 402 once the progress line has been drawn.
+func (d *drawnWriter) waitingFetcher() ops.Fetcher {
+	return fetcherFunc(func(ctx context.Context, url string) capture.Capture {
+		select {
+		case <-d.drawn:
+		case <-time.After(time.Minute): // turns a missing line into a failure only
+		}
+		return capture.Capture{Outcome: capture.OK, Status: http.StatusPaymentRequired, Body: []byte{}}
+	})
+}
+
+// runScanCLIStderr is runScanCLI on a terminal with the given stderr.
+func runScanCLIStderr(t *testing.T, f ops.Fetcher, stderr io.Writer, stdin string, args ...string) (stdout string, code int) {
+	t.Helper()
+	var out bytes.Buffer
+	e := Env{
+		Getenv:     func(string) string { return "" },
+		Stdin:      strings.NewReader(stdin),
+		Stdout:     &out,
+		Stderr:     stderr,
+		NewFetcher: func(bool) ops.Fetcher { return f },
+		Now:        func() time.Time { return fixedEnd },
+		IsTerminal: func(io.Writer) bool { return true },
+	}
+	code = e.Run(context.Background(), append([]string{"scan"}, args...))
+	return out.String(), code
 }
 
 type fetcherFunc func(ctx context.Context, url string) capture.Capture
