@@ -18,6 +18,7 @@ func FuzzDecodeStrict(f *testing.F) {
 		`{"url":"\u0061","op":{"a":[1,{"b":2}]}}`,
 		"{\"url\":\"\xff\"}",
 		`[]`, ``, `{"url":"a"} {}`,
+		`{"url":"\ud83d\ude00"}`, `{"url":"\ud800"}`, `{"url":"\\ud800"}`, `{"url":"\udc00\ud800"}`,
 	} {
 		f.Add([]byte(s))
 	}

@@ -8,6 +8,7 @@ import (
 	"mime"
 	"net/http"
 	"reflect"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -69,7 +70,7 @@ var errNotStrict = errors.New("request body is not strict JSON")
 // names are exactly the json names of v's fields, none repeated, and that
 // no object nested in it repeats a name either.
 func decodeStrict(body []byte, v any) error {
-	if !utf8.Valid(body) {
+	if !utf8.Valid(body) || !pairedSurrogates(body) {
 		return errNotStrict
 	}
 	if err := checkStrict(body, fieldNames(v)); err != nil {
@@ -84,6 +85,48 @@ func decodeStrict(body []byte, v any) error {
 		return errNotStrict
 	}
 	return nil
+}
+
+// pairedSurrogates reports whether every \u escape of a UTF-16 surrogate in
+// body's strings is half of a pair (a high one followed at once by an
+// escaped low one). A lone half is no character (RFC 8259 §8.2):
+// encoding/json reads it as U+FFFD, a JavaScript reader keeps it, so two
+// readers would see different strings. body is JSON text; outside strings
+// there is no backslash, so the scan only follows backslash escapes.
+func pairedSurrogates(body []byte) bool {
+	hex4 := func(i int) (rune, bool) { // the four hex digits after "\u" at i
+		if i+6 > len(body) || body[i] != '\\' || body[i+1] != 'u' {
+			return 0, false
+		}
+		n, err := strconv.ParseUint(string(body[i+2:i+6]), 16, 16)
+		return rune(n), err == nil
+	}
+	for i := 0; i < len(body); i++ {
+		if body[i] != '\\' {
+			continue
+		}
+		if i+1 < len(body) && body[i+1] != 'u' {
+			i++ // a two-byte escape such as \\ or \"
+			continue
+		}
+		r, ok := hex4(i)
+		if !ok {
+			continue // not JSON: the decoder refuses it
+		}
+		switch {
+		case 0xDC00 <= r && r <= 0xDFFF:
+			return false
+		case 0xD800 <= r && r <= 0xDBFF:
+			lo, ok := hex4(i + 6)
+			if !ok || lo < 0xDC00 || lo > 0xDFFF {
+				return false
+			}
+			i += 11
+		default:
+			i += 5
+		}
+	}
+	return true
 }
 
 // checkStrict walks the tokens of body: one top-level object whose names

@@ -58,6 +58,13 @@ func TestRequestBodyDecodedStrictly(t *testing.T) {
 		"url not a string":         `{"url":{"url":"https://a.example/"}}`,
 		"nested duplicate in junk": `{"url":"https://a.example/","op":{"a":1,"a":2}}`,
 		"empty":                    ``,
+		// An escape of half a surrogate pair is no character (RFC 8259
+		// §8.2): encoding/json reads U+FFFD, a JavaScript proxy the lone
+		// half, so the two would read different URLs.
+		"lone high surrogate":         `{"url":"https://a.example/\ud800"}`,
+		"lone low surrogate":          `{"url":"https://a.example/\udc00x"}`,
+		"high surrogate, not low":     `{"url":"https://a.example/\ud800\u0041"}`,
+		"lone surrogate in nested op": `{"url":"https://a.example/","op":{"a":"\uDFFF"}}`,
 	} {
 		for _, path := range []string{"/toll/payability/precheck", "/toll/payability/check"} {
 			res := h.do(http.MethodPost, path, body, map[string]string{"Content-Type": "application/json"})
@@ -74,6 +81,12 @@ func TestRequestBodyDecodedStrictly(t *testing.T) {
 func TestDecodeStrictAccepts(t *testing.T) {
 	var v precheckRequest
 	if err := decodeStrict([]byte(` {"op":"memo", "url":"https://a.example/\u00e9"} `+"\n"), &v); err != nil || v.URL == nil || *v.URL != "https://a.example/é" || v.Op != "memo" {
+		t.Errorf("decodeStrict = %v, %+v", err, v)
+	}
+	// A surrogate pair is one character; an escaped backslash before "u" is
+	// no escape.
+	v = precheckRequest{}
+	if err := decodeStrict([]byte(`{"url":"https://a.example/\ud83d\ude00\\ud800"}`), &v); err != nil || v.URL == nil || *v.URL != "https://a.example/😀\\ud800" {
 		t.Errorf("decodeStrict = %v, %+v", err, v)
 	}
 }
