@@ -369,3 +369,24 @@ func TestEntryTermsUnifiesTheDialects(t *testing.T) {
 		t.Error("a missing entry has terms")
 	}
 }
+
+// TestChainSkipsUnknownSchemes: scheme_unknown says nothing else of such an
+// entry is graded, and standard clients skip it; so it is neither looked up
+// on chain nor graded from an observation.
+func TestChainSkipsUnknownSchemes(t *testing.T) {
+	other := entrySVM()
+	other["scheme"] = "deferred"
+	in := Input{URL: called, Method: "GET", Capture: resp(t, v2(other, entrySVM()), nil), Now: now}
+	qs := ChainQueries(in)
+	if len(qs) != 1 || qs[0].Entry != 1 {
+		t.Fatalf("queries %+v, want only entry 1", qs)
+	}
+	in.Chain = &ChainFacts{Observations: []ChainObservation{
+		{Leg: LegHeader, Entry: 0, Family: FamilySolana},
+		{Leg: LegHeader, Entry: 1, Family: FamilySolana, AssetIsMint: true, ATAExists: true, ATAIsTokenAccount: true},
+	}}
+	got := strings.Join(rules(Lint(in)), " ")
+	if got != "scheme_unknown@header:accepts[0].scheme" {
+		t.Errorf("got %s", got)
+	}
+}

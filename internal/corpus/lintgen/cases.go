@@ -537,6 +537,8 @@ func chainCases() []synth {
 	add("evm-other-network", "the node serves another chain", evm, ev(chainObs{OtherNetwork: true}))
 	add("evm-no-domain-in-extra", "no extra.name/version to compare; the contract answers", header402(v2Doc(func() M { e := evmEntry(); e["extra"] = M{"assetTransferMethod": "permit2"}; return e }())),
 		ev(chainObs{Name: str("USD Coin"), Version: str("2")}))
+	add("svm-unknown-scheme", "an entry of a scheme lint does not know is skipped by clients: its observation is not graded",
+		header402(v2Doc(func() M { e := svmEntry(); e["scheme"] = "deferred"; return e }())), sol(chainObs{}))
 	add("entry-out-of-range", "an observation for an entry that does not exist is ignored", svm, sol(chainObs{Entry: 5}))
 	return out
 }

@@ -852,6 +852,11 @@ func (j *judge) chain(legs []leg) {
 		if m == nil {
 			continue
 		}
+		// scheme_unknown: nothing else of such an entry is graded, chain
+		// readiness included (clients skip the entry).
+		if s, ok := sget(m, "scheme"); ok && s != "" && s != "exact" && s != "upto" {
+			continue
+		}
 		pre := "accepts[" + strconv.Itoa(o.Entry) + "]."
 		at := func(rule, field string) { j.f(rule, o.Leg, o.Entry, pre+field) }
 		if o.Unavailable {
