@@ -268,6 +268,18 @@ func TestRuleClauses(t *testing.T) {
 			delete(c.Header, "Cache-Control")
 			return c
 		}, called, []string{"status_not_402@http:status"}},
+		{"non-402 whose body is over the cap is still status_not_402", func(t *testing.T) capture.Capture {
+			return capture.Capture{Outcome: capture.OverCap, Status: 200, Header: capture.Header{"Content-Type": {"text/html"}}}
+		}, called, []string{"status_not_402@http:status"}},
+		{"non-402 whose capture holds an oversized body is still status_not_402", func(t *testing.T) capture.Capture {
+			return capture.Capture{Outcome: capture.OK, Status: 404, Body: make([]byte, capture.BodyCapBytes+1)}
+		}, called, []string{"status_not_402@http:status"}},
+		{"a 402 over the body cap is fetch_failed", func(t *testing.T) capture.Capture {
+			return capture.Capture{Outcome: capture.OverCap, Status: 402, Header: resp(t, v2(entrySVM()), nil).Header}
+		}, called, []string{"fetch_failed@http:status"}},
+		{"no response at all is fetch_failed", func(t *testing.T) capture.Capture {
+			return capture.Capture{Outcome: capture.Timeout}
+		}, called, []string{"fetch_failed@http:status"}},
 		{"trailing slash on v2 resource only warns", func(t *testing.T) capture.Capture { return resp(t, v2(entrySVM()), nil) }, called + "/",
 			[]string{"resource_url_query@header:resource.url"}},
 	}

@@ -420,6 +420,7 @@ func httpCases() []synth {
 	add("fetch-failed", "no response", &resp{outcome: "failed"})
 	add("timeout", "the fetch timed out", &resp{outcome: "timeout"})
 	add("over-cap", "the body is over the cap", &resp{outcome: "over_cap", status: 402})
+	add("over-cap-200", "a 200 whose body is over the cap (a large page): the status is what is wrong", &resp{outcome: "over_cap", status: 200})
 	add("no-cache-control", "no Cache-Control", good().unset("Cache-Control"))
 	add("cache-no-cache", "Cache-Control: no-cache only", good().set("Cache-Control", "no-cache, max-age=0"))
 	add("cache-private-no-store", "Cache-Control: private, No-Store: conforms", good().set("Cache-Control", "private, No-Store"))

@@ -173,10 +173,14 @@ func grade(in input) expected {
 	ex := expected{Status: in.status, Dialect: map[string]bool{"v1_body": false, "v2_header": false}, Entries: []entrySummary{}}
 	var legs []leg
 	complete := in.outcome == "ok" && in.status != 0 && len(in.body) <= 65536
-	if !complete {
-		j.f("fetch_failed", "http", -1, "status")
-	} else if in.status != 402 {
+	// status_not_402 reads the status line: a status that arrived (the
+	// exchange finished, or only its body ran past the cap) and is not 402
+	// is that one error, whatever the body.
+	statusSeen := in.status != 0 && (in.outcome == "ok" || in.outcome == "over_cap")
+	if statusSeen && in.status != 402 {
 		j.f("status_not_402", "http", -1, "status")
+	} else if !complete {
+		j.f("fetch_failed", "http", -1, "status")
 	} else {
 		legs = j.legs(ex.Dialect)
 		j.http()
