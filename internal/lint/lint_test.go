@@ -402,3 +402,35 @@ func TestChainSkipsUnknownSchemes(t *testing.T) {
 		t.Errorf("got %s", got)
 	}
 }
+
+// TestResourceURLEquivalence: the resource URL is compared with the called
+// URL as RFC 3986 §6.2.2 compares URIs: scheme and host without case, the
+// default port implied, percent-encodings by their hex value without case,
+// and an encoded unreserved character as that character. What differs after
+// that is graded.
+func TestResourceURLEquivalence(t *testing.T) {
+	const base = "https://api.seller.example"
+	for _, r := range []struct{ called, resource, want string }{
+		{base + "/v1/weather?city=paris&units=c", base + "/v1/weather?city=paris&units=c", ""},
+		{base + ":443/v1/weather", base + "/v1/weather", ""},
+		{"http://api.seller.example/v1/weather", "http://api.seller.example:80/v1/weather", ""},
+		{"HTTPS://API.Seller.Example/v1/weather", base + "/v1/weather", ""},
+		{base + "/v1/caf%C3%A9", base + "/v1/caf%c3%a9", ""},
+		{base + "/v1/caf%C3%A9", base + "/v1/café", ""},
+		{base + "/v1/a%7Eb", base + "/v1/a~b", ""},
+		{base + "/v1/%41pi", base + "/v1/Api", ""},
+		{base + "/v1/weather?q=%7e", base + "/v1/weather?q=~", ""},
+		{base + "/v1/a%2Fb", base + "/v1/a/b", "resource_url_mismatch@header:resource.url"},
+		{base + "/v1/Weather", base + "/v1/weather", "resource_url_mismatch@header:resource.url"},
+		{base + ":8443/v1/weather", base + "/v1/weather", "resource_url_mismatch@header:resource.url"},
+		{"http://api.seller.example/v1/weather", base + "/v1/weather", "resource_url_mismatch@header:resource.url"},
+		{base + "/v1/weather?city=paris", base + "/v1/weather?city=rome", "resource_url_query@header:resource.url"},
+	} {
+		doc := v2(entrySVM())
+		doc["resource"] = map[string]any{"url": r.resource}
+		got := strings.Join(rules(Lint(Input{URL: r.called, Method: "GET", Capture: resp(t, doc, nil), Now: now})), " ")
+		if got != r.want {
+			t.Errorf("called %s, resource %s: got %q, want %q", r.called, r.resource, got, r.want)
+		}
+	}
+}

@@ -329,8 +329,12 @@ func synthetic() []synth {
 
 func documentCases() []synth {
 	var out []synth
-	add := func(id, note string, r *resp) {
-		out = append(out, synth{id: "document-" + id, note: note, url: seller, method: "GET", r: r})
+	add := func(id, note string, r *resp, at ...string) {
+		u := seller
+		if len(at) == 1 {
+			u = at[0]
+		}
+		out = append(out, synth{id: "document-" + id, note: note, url: u, method: "GET", r: r})
 	}
 	mod := func(f func(M)) M {
 		d := v2Doc(svmEntry())
@@ -343,6 +347,12 @@ func documentCases() []synth {
 	add("v2-resource-ftp", "an ftp v2 resource.url", header402(mod(func(d M) { d["resource"].(M)["url"] = "ftp://api.seller.example/v1/weather" })))
 	add("v2-resource-other-port", "a v2 resource.url on another port", header402(mod(func(d M) { d["resource"].(M)["url"] = "https://api.seller.example:8443/v1/weather" })))
 	add("v2-resource-host-case", "a v2 resource.url whose host differs only in case: same origin", header402(mod(func(d M) { d["resource"].(M)["url"] = "https://API.Seller.Example/v1/weather" })))
+	add("v2-resource-pct-case", "a v2 resource.url whose percent-encodings differ from the called URL's only in hex case: same resource, conforms",
+		header402(mod(func(d M) { d["resource"].(M)["url"] = "https://api.seller.example/v1/caf%c3%a9" })), "https://api.seller.example/v1/caf%C3%A9")
+	add("v2-resource-pct-unreserved", "a v2 resource.url spelling an unreserved character the called URL percent-encodes: same resource, conforms",
+		header402(mod(func(d M) { d["resource"].(M)["url"] = "https://api.seller.example/v1/weather" })), "https://api.seller.example/v1/%77eather")
+	add("v2-resource-pct-slash", "a v2 resource.url with / where the called URL has %2F: another path",
+		header402(mod(func(d M) { d["resource"].(M)["url"] = "https://api.seller.example/v1/a/b" })), "https://api.seller.example/v1/a%2Fb")
 	add("v2-resource-query", "a v2 resource.url with a query", header402(mod(func(d M) { d["resource"].(M)["url"] = seller + "?units=metric" })))
 	add("v2-description-long", "a 501-character v2 resource.description", header402(mod(func(d M) { d["resource"].(M)["description"] = strings.Repeat("w", 501) })))
 	add("accepts-empty-header", "accepts [] in the header", header402(mod(func(d M) { d["accepts"] = []any{} })))

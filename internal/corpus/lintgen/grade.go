@@ -371,9 +371,9 @@ func (j *judge) resourceURL(legName string, entry int, field, raw string) {
 		if x.EscapedPath() == "" {
 			return "/"
 		}
-		return x.EscapedPath()
+		return pctNormal(x.EscapedPath())
 	}
-	if p(u) == p(c) && u.RawQuery == c.RawQuery {
+	if p(u) == p(c) && pctNormal(u.RawQuery) == pctNormal(c.RawQuery) {
 		return
 	}
 	if strings.TrimRight(p(u), "/") == strings.TrimRight(p(c), "/") {
@@ -381,6 +381,21 @@ func (j *judge) resourceURL(legName string, entry int, field, raw string) {
 	} else {
 		j.f("resource_url_mismatch", legName, entry, field)
 	}
+}
+
+// pctNormal is RFC 3986 §6.2.2.1-2 for percent-encodings: each %XX is
+// compared by value (hex case ignored), and one that encodes an unreserved
+// character stands for that character.
+var pctRE = regexp.MustCompile(`%[0-9A-Fa-f]{2}`)
+
+func pctNormal(s string) string {
+	return pctRE.ReplaceAllStringFunc(s, func(t string) string {
+		v, _ := strconv.ParseUint(t[1:], 16, 8)
+		if strings.ContainsRune("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~", rune(v)) {
+			return string(rune(v))
+		}
+		return strings.ToUpper(t)
+	})
 }
 
 var legacy = map[string]string{
