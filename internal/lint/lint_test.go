@@ -174,6 +174,14 @@ func TestNetworkCAIP2(t *testing.T) {
 		{"solana", "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp", true},
 		{"solana-devnet", "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1", true},
 		{"polygon-amoy", "eip155:80002", true},
+		// The v1 client (x402's legacy package, types/shared/network.ts)
+		// names these too; a v1 seller on them is payable.
+		{"abstract", "eip155:2741", true},
+		{"abstract-testnet", "eip155:11124", true},
+		{"story", "eip155:1514", true},
+		{"educhain", "eip155:41923", true},
+		{"skale-base-sepolia", "eip155:324705682", true},
+		{"iotex-testnet", "", false},
 		{"eip155:8453", "", false},
 		{"Base", "", false},
 		{"", "", false},
@@ -431,6 +439,23 @@ func TestResourceURLEquivalence(t *testing.T) {
 		got := strings.Join(rules(Lint(Input{URL: r.called, Method: "GET", Capture: resp(t, doc, nil), Now: now})), " ")
 		if got != r.want {
 			t.Errorf("called %s, resource %s: got %q, want %q", r.called, r.resource, got, r.want)
+		}
+	}
+}
+
+// TestV1NetworksOfTheV1Client: a v1 seller on any network the v1 client
+// names lints clean, and both legs compare through the same mapping.
+func TestV1NetworksOfTheV1Client(t *testing.T) {
+	for name, id := range map[string]string{"abstract": "eip155:2741", "abstract-testnet": "eip155:11124", "story": "eip155:1514",
+		"educhain": "eip155:41923", "skale-base-sepolia": "eip155:324705682"} {
+		h := entryEVM()
+		h["network"] = id
+		b := v1(entryEVM())
+		b["accepts"].([]any)[0].(map[string]any)["network"] = name
+		for _, c := range []capture.Capture{resp(t, nil, b), resp(t, v2(h), b)} {
+			if got := rules(Lint(Input{URL: called, Method: "GET", Capture: c, Now: now})); len(got) != 0 {
+				t.Errorf("%s: %v", name, got)
+			}
 		}
 	}
 }

@@ -186,6 +186,8 @@ var entryMutations = []entryMutation{
 	{id: "network-not-caip2", note: "a legacy name on the v2 leg", legs: []string{"header"}, apply: func(e M, _ string) { e["network"] = "base" }},
 	{id: "network-caip2-on-v1", note: "a CAIP-2 id on the v1 leg", legs: []string{"body"}, apply: func(e M, _ string) { e["network"] = "eip155:8453" }},
 	{id: "network-unknown-v1", note: "a legacy name v1 clients do not know", legs: []string{"body"}, apply: func(e M, _ string) { e["network"] = "base-mainnet" }},
+	{id: "network-abstract-v1", note: "abstract, a name the v1 client (legacy x402 network.ts) knows: conforms", legs: []string{"body"}, families: []string{"evm"}, apply: func(e M, _ string) { e["network"] = "abstract" }},
+	{id: "network-skale-base-sepolia-v1", note: "skale-base-sepolia, a name the v1 client knows: conforms", legs: []string{"body"}, families: []string{"evm"}, apply: func(e M, _ string) { e["network"] = "skale-base-sepolia" }},
 	{id: "amount-missing", note: "no amount", apply: func(e M, l string) { delete(e, amountKey(l)) }},
 	{id: "amount-number", note: "the amount as a JSON number", apply: func(e M, l string) { e[amountKey(l)] = num("10000") }},
 	{id: "amount-decimal", note: "a decimal amount", apply: func(e M, l string) { e[amountKey(l)] = "0.01" }},

@@ -398,7 +398,11 @@ func pctNormal(s string) string {
 	})
 }
 
+// legacy is the v1 client's network table (x402 legacy TypeScript package,
+// types/shared/network.ts: NetworkSchema, EvmNetworkToChainId).
 var legacy = map[string]string{
+	"abstract": "eip155:2741", "abstract-testnet": "eip155:11124",
+	"story": "eip155:1514", "educhain": "eip155:41923", "skale-base-sepolia": "eip155:324705682",
 	"base": "eip155:8453", "base-sepolia": "eip155:84532",
 	"avalanche": "eip155:43114", "avalanche-fuji": "eip155:43113",
 	"iotex": "eip155:4689", "sei": "eip155:1329", "sei-testnet": "eip155:1328",
