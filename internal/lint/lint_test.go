@@ -459,3 +459,31 @@ func TestV1NetworksOfTheV1Client(t *testing.T) {
 		}
 	}
 }
+
+// TestBazaarPropertyNamedRef: bazaar.md (Schema Validation) bounds the
+// values of $ref and $id; a property that happens to be named "$ref" is not
+// a reference, while a reference keyword whose value is not a string still
+// fails to compile.
+func TestBazaarPropertyNamedRef(t *testing.T) {
+	for _, r := range []struct {
+		name   string
+		schema map[string]any
+		info   any
+		want   string
+	}{
+		{"property named $ref", map[string]any{"type": "object", "properties": map[string]any{"$ref": map[string]any{"type": "string"}}, "required": []any{"$ref"}},
+			map[string]any{"$ref": "a"}, ""},
+		{"property named $id, info invalid", map[string]any{"type": "object", "properties": map[string]any{"$id": map[string]any{"type": "integer"}}},
+			map[string]any{"$id": "a"}, "bazaar_info_invalid@header:extensions.bazaar.info"},
+		{"$ref keyword that is an object", map[string]any{"$ref": map[string]any{"type": "string"}}, "a", "bazaar_schema_invalid@header:extensions.bazaar.schema"},
+		{"remote $ref", map[string]any{"$ref": "https://schemas.example/x.json"}, "a", "bazaar_schema_invalid@header:extensions.bazaar.schema"},
+		{"remote $ref under a property named $ref", map[string]any{"properties": map[string]any{"$ref": map[string]any{"$ref": "https://schemas.example/x.json"}}}, map[string]any{}, "bazaar_schema_invalid@header:extensions.bazaar.schema"},
+	} {
+		doc := v2(entryEVM())
+		doc["extensions"] = map[string]any{"bazaar": map[string]any{"info": r.info, "schema": r.schema}}
+		got := strings.Join(rules(Lint(Input{URL: called, Method: "GET", Capture: resp(t, doc, nil), Now: now})), " ")
+		if got != r.want {
+			t.Errorf("%s: got %q, want %q", r.name, got, r.want)
+		}
+	}
+}

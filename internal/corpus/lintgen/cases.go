@@ -476,6 +476,11 @@ func extensionCases() []synth {
 	add("bazaar-info-missing", "bazaar without info", header402(withExt("bazaar", M{"schema": bazaarSchema()})))
 	add("bazaar-remote-ref", "a bazaar schema with a remote $ref: never loaded", header402(withExt("bazaar", bz(goodInfo(), M{"$ref": "https://schemas.example/bazaar.json"}))))
 	add("bazaar-remote-id", "a bazaar schema with an absolute $id", header402(withExt("bazaar", bz(goodInfo(), func() M { s := bazaarSchema(); s["$id"] = "https://schemas.example/x"; return s }()))))
+	add("bazaar-property-named-ref", "a bazaar schema with a property named $ref (a name, not a reference): conforms",
+		header402(withExt("bazaar", bz(M{"input": M{"type": "http", "method": "GET"}, "$ref": "x"},
+			func() M { s := bazaarSchema(); s["properties"].(M)["$ref"] = M{"type": "string"}; return s }()))))
+	add("bazaar-ref-object", "a bazaar schema whose $ref keyword is an object: does not compile",
+		header402(withExt("bazaar", bz(goodInfo(), M{"$ref": M{"type": "object"}}))))
 	add("bazaar-schema-missing", "bazaar without schema", header402(withExt("bazaar", M{"info": goodInfo()})))
 	add("bazaar-schema-uncompilable", "a bazaar schema whose type is a number", header402(withExt("bazaar", bz(goodInfo(), M{"type": num("5")}))))
 	add("bazaar-unknown-metaschema", "a bazaar schema naming an unknown $schema", header402(withExt("bazaar", bz(goodInfo(), M{"$schema": "https://schemas.example/meta", "type": "object"}))))

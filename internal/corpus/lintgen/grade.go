@@ -752,7 +752,10 @@ func refsLocal(v any, depth int) bool {
 		for k, x := range t {
 			switch k {
 			case "$ref", "$dynamicRef", "$recursiveRef", "$id":
-				if s, ok := x.(string); !ok || !strings.HasPrefix(s, "#") {
+				// bazaar.md bounds reference *values* (strings); an
+				// object under such a key is a property named so, or a
+				// keyword the compiler rejects.
+				if s, ok := x.(string); ok && !strings.HasPrefix(s, "#") {
 					return false
 				}
 			}
