@@ -31,7 +31,8 @@ const preflightNote = `Sends, in order: the unpaid request (GET, and POST when G
 a second unpaid request, two payment probes that cannot pay (docs/preflight.md), HEAD and the
 other method. GO means no red flag was observed; it never guarantees that a payment settles.
 exit status: 0 GO; 10 HOLD; 20 STOP (under --fail-on warn, the default; --fail-on error exits 0
-on HOLD, never exits 0 whatever the decision); 2 bad usage or the URL was refused; 1 internal error.`
+on HOLD; --fail-on never exits 0 whatever the decision); 2 bad usage or the URL was refused;
+1 internal error.`
 
 // preflightFlags are preflight's argument flags.
 type preflightFlags struct {

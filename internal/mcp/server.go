@@ -67,24 +67,27 @@ type Config struct {
 func NewServer(cfg Config) *sdk.Server {
 	s := sdk.NewServer(&sdk.Implementation{Name: "payability", Title: "payability: x402 preflight", Version: buildinfo.Version}, nil)
 	h := handlers{cfg}
-	sends := annotations(true)
-	local := annotations(false)
-	add(s, &sdk.Tool{Name: ToolPreflight, Annotations: sends, Description: "Before paying an x402 endpoint: GO, HOLD or STOP (x402-preflight/v1). " +
+	// Tools that POST (payment probes, a gated POST) are not read-only: a
+	// seller that fails open acts on what they send. GETs and local work are.
+	posts := annotations(true, false)
+	sends := annotations(true, true)
+	local := annotations(false, true)
+	add(s, &sdk.Tool{Name: ToolPreflight, Annotations: posts, Description: "Before paying an x402 endpoint: GO, HOLD or STOP (x402-preflight/v1). " +
 		"Lints the unpaid 402, fetches it twice, sends two payment probes that cannot pay and unpaid HEAD and other-method requests, " +
 		"and binds the decision to the selected entry's terms by terms_sha256. GO means no red flag was observed; it never guarantees that a payment settles."}, h.preflight)
-	add(s, &sdk.Tool{Name: ToolLint, Annotations: sends, Description: "x402 protocol conformance of one endpoint's 402 challenge (x402-lint/v1): findings with rule id, severity and field path."}, h.lint)
+	add(s, &sdk.Tool{Name: ToolLint, Annotations: posts, Description: "x402 protocol conformance of one endpoint's 402 challenge (x402-lint/v1): findings with rule id, severity and field path."}, h.lint)
 	add(s, &sdk.Tool{Name: ToolCheck, Annotations: sends, Description: "A1 check: grade one endpoint's 402 challenge, field by field (payability criteria)."}, h.op(ops.OpCheck))
 	add(s, &sdk.Tool{Name: ToolMemo, Annotations: sends, Description: "A4 memo: grade memo binding over two back-to-back GETs (payability criteria)."}, h.op(ops.OpMemo))
-	add(s, &sdk.Tool{Name: ToolProbe, Annotations: sends, Description: "A3 probe: send the seven published invalid probes and grade each rail (rail-probe criteria)."}, h.op(ops.OpProbe))
+	add(s, &sdk.Tool{Name: ToolProbe, Annotations: posts, Description: "A3 probe: send the seven published invalid probes and grade each rail (rail-probe criteria)."}, h.op(ops.OpProbe))
 	add(s, &sdk.Tool{Name: ToolReliability, Annotations: sends, Description: "Check a CORTX reliability record, bound to the endpoint's own 402 terms. Advisory: it never authorises a payment."}, h.reliability)
 	add(s, &sdk.Tool{Name: ToolTermsHash, Annotations: local, Description: "terms_sha256 of every entry of a challenge (a PAYMENT-REQUIRED value or a v1 body): compare it with a preflight record's before signing. Sends nothing."}, h.termsHash)
 	add(s, &sdk.Tool{Name: ToolVerifyReport, Annotations: local, Description: "Verify the Ed25519 signature of a signed report or preflight record against a JWKS given as text, or the server's own keys. Sends nothing."}, h.verify)
 	return s
 }
 
-func annotations(openWorld bool) *sdk.ToolAnnotations {
+func annotations(openWorld, readOnly bool) *sdk.ToolAnnotations {
 	f := false
-	return &sdk.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: &f, IdempotentHint: !openWorld, OpenWorldHint: &openWorld}
+	return &sdk.ToolAnnotations{ReadOnlyHint: readOnly, DestructiveHint: &f, IdempotentHint: !openWorld, OpenWorldHint: &openWorld}
 }
 
 // objectSchema is every tool's output schema: the --json document, an

@@ -126,9 +126,15 @@ func TestToolsListedWithSchemasAndHonestAnnotations(t *testing.T) {
 	for _, tool := range res.Tools {
 		names = append(names, tool.Name)
 		a := tool.Annotations
-		if a == nil || !a.ReadOnlyHint || a.DestructiveHint == nil || *a.DestructiveHint || a.OpenWorldHint == nil {
+		if a == nil || a.DestructiveHint == nil || *a.DestructiveHint || a.OpenWorldHint == nil {
 			t.Errorf("%s: annotations %+v", tool.Name, a)
 			continue
+		}
+		// Tools that may POST to a seller (payment probes, a gated POST) are
+		// not read-only: a seller that fails open acts on them.
+		posts := tool.Name == ToolPreflight || tool.Name == ToolProbe || tool.Name == ToolLint
+		if a.ReadOnlyHint == posts {
+			t.Errorf("%s: readOnlyHint %v", tool.Name, a.ReadOnlyHint)
 		}
 		local := tool.Name == ToolTermsHash || tool.Name == ToolVerifyReport
 		if *a.OpenWorldHint == local {

@@ -96,7 +96,9 @@ test("lists the eight tools with input schemas and honest annotations", async ()
     "x402_reliability", "x402_terms_hash", "x402_verify_report"]);
   for (const t of tools) {
     assert.equal(t.inputSchema.type, "object", t.name);
-    assert.equal(t.annotations.readOnlyHint, true, t.name);
+    // Tools that may POST to a seller are not read-only (an absent hint is false).
+    const posts = ["x402_preflight", "x402_probe", "x402_lint"].includes(t.name);
+    assert.equal(t.annotations.readOnlyHint ?? false, !posts, t.name);
     assert.equal(t.annotations.destructiveHint, false, t.name);
     const local = t.name === "x402_terms_hash" || t.name === "x402_verify_report";
     assert.equal(t.annotations.openWorldHint, !local, t.name);
