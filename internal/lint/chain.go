@@ -2,8 +2,10 @@ package lint
 
 // ChainQueries lists the look-ups chain readiness needs for a response: one
 // per graded entry on eip155 or solana whose network, asset and payTo are
-// valid (exact and upto alike). It is pure; ops makes the look-ups
-// (internal/chain) and passes the observations back as Input.Chain.
+// valid (exact and upto alike; an entry whose scheme lint does not know is
+// skipped, as scheme_unknown says nothing else of it is graded). It is pure;
+// ops makes the look-ups (internal/chain) and passes the observations back
+// as Input.Chain.
 func ChainQueries(in Input) []ChainQuery {
 	if !in.Capture.Usable() || in.Capture.Status != 402 {
 		return nil
@@ -13,7 +15,7 @@ func ChainQueries(in Input) []ChainQuery {
 	for _, v := range g.dialect(Decode(in.Capture), &Dialect{}) {
 		for i := range v.doc.Accepts {
 			m, ok := v.doc.Entry(i)
-			if !ok {
+			if !ok || unknownScheme(m) {
 				continue
 			}
 			n := str(m, "network")
@@ -43,7 +45,7 @@ func (g *grader) chain(legs []view, facts *ChainFacts) {
 				m, _ = v.doc.Entry(o.Entry)
 			}
 		}
-		if m == nil {
+		if m == nil || unknownScheme(m) {
 			continue
 		}
 		p := entryPrefix(o.Entry)

@@ -55,7 +55,7 @@ func (g *grader) resource(leg Leg, entry *int, field, raw string) {
 	}
 	up, cp := pathOf(u), pathOf(c)
 	switch {
-	case up == cp && u.RawQuery == c.RawQuery:
+	case up == cp && normalEncoding(u.RawQuery) == normalEncoding(c.RawQuery):
 	case strings.TrimRight(up, "/") == strings.TrimRight(cp, "/"):
 		g.add(ruleResourceQuery, leg, entry, field)
 	default:
@@ -63,12 +63,58 @@ func (g *grader) resource(leg Leg, entry *int, field, raw string) {
 	}
 }
 
+// pathOf is the URL's path as escaped on the wire, "/" when empty, in the
+// normal form of normalEncoding.
 func pathOf(u *url.URL) string {
-	p := u.EscapedPath()
+	p := normalEncoding(u.EscapedPath())
 	if p == "" {
 		return "/"
 	}
 	return p
+}
+
+// normalEncoding applies RFC 3986 §6.2.2.1 and §6.2.2.2 to an escaped path
+// or query: a percent-encoding's hex digits are upper case, and an encoded
+// unreserved character (ALPHA, DIGIT, "-", ".", "_", "~") is that character.
+// Every other encoding stays, so %2F is still not "/".
+func normalEncoding(s string) string {
+	if !strings.Contains(s, "%") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]) {
+			c := unhex(s[i+1])<<4 | unhex(s[i+2])
+			if unreserved(c) {
+				b.WriteByte(c)
+			} else {
+				b.WriteByte('%')
+				b.WriteString(strings.ToUpper(s[i+1 : i+3]))
+			}
+			i += 2
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+func unhex(c byte) byte {
+	switch {
+	case c <= '9':
+		return c - '0'
+	case c >= 'a':
+		return c - 'a' + 10
+	}
+	return c - 'A' + 10
+}
+
+func unreserved(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '.' || c == '_' || c == '~'
 }
 
 // sameOrigin compares scheme, host (case-insensitive) and port, a missing

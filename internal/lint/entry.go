@@ -98,6 +98,14 @@ func (e *entryView) schemeField() bool {
 	return true
 }
 
+// unknownScheme reports whether the entry names a scheme lint does not know
+// (a missing or non-string scheme is scheme_missing, and the entry is still
+// graded).
+func unknownScheme(m map[string]any) bool {
+	s, ok := m["scheme"].(string)
+	return ok && s != "" && !knownSchemes[s]
+}
+
 func (e *entryView) networkField() {
 	n, ok := e.m["network"].(string)
 	if !ok || n == "" {

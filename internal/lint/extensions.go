@@ -88,7 +88,10 @@ func (g *grader) bazaar(leg Leg, ext map[string]any) {
 const maxSchemaDepth = 64
 
 // localRefsOnly reports whether every reference keyword in v is a
-// same-document fragment.
+// same-document fragment. Only a string value is a reference: a member named
+// "$ref" whose value is an object is a property of that name (under
+// properties) or, in keyword position, a schema the compiler refuses; the
+// refusing loader stays the guard either way.
 func localRefsOnly(v any, depth int) bool {
 	if depth > maxSchemaDepth {
 		return false
@@ -97,8 +100,7 @@ func localRefsOnly(v any, depth int) bool {
 	case map[string]any:
 		for k, x := range t {
 			if k == "$ref" || k == "$dynamicRef" || k == "$id" || k == "$recursiveRef" {
-				s, ok := x.(string)
-				if !ok || !strings.HasPrefix(s, "#") {
+				if s, ok := x.(string); ok && !strings.HasPrefix(s, "#") {
 					return false
 				}
 			}

@@ -3,6 +3,8 @@ package lint
 import (
 	"net/url"
 	"sort"
+
+	"github.com/exchangerebel/payability/internal/capture"
 )
 
 // grader accumulates the findings of one Lint call.
@@ -43,10 +45,12 @@ func Lint(in Input) Result {
 	res := Result{Status: in.Capture.Status, Entries: []EntrySummary{}}
 	var legs []view
 	switch {
+	case statusArrived(in.Capture) && in.Capture.Status != 402:
+		// The status line is what this rule reads; a body past the cap
+		// does not hide it (nothing of the body is graded anyway).
+		g.add(ruleStatusNot402, LegHTTP, nil, "status")
 	case !in.Capture.Usable():
 		g.add(ruleFetchFailed, LegHTTP, nil, "status")
-	case in.Capture.Status != 402:
-		g.add(ruleStatusNot402, LegHTTP, nil, "status")
 	default:
 		ch := Decode(in.Capture)
 		legs = g.dialect(ch, &res.Dialect)
@@ -79,6 +83,12 @@ func Lint(in Input) Result {
 		}
 	}
 	return res
+}
+
+// statusArrived reports whether a complete status line and headers arrived:
+// a usable capture, or one whose only fault is a body over the cap.
+func statusArrived(c capture.Capture) bool {
+	return c.Status != 0 && (c.Outcome == capture.OK || c.Outcome == capture.OverCap)
 }
 
 var legOrder = map[Leg]int{LegHTTP: 0, LegHeader: 1, LegBody: 2}

@@ -174,6 +174,14 @@ func TestNetworkCAIP2(t *testing.T) {
 		{"solana", "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp", true},
 		{"solana-devnet", "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1", true},
 		{"polygon-amoy", "eip155:80002", true},
+		// The v1 client (x402's legacy package, types/shared/network.ts)
+		// names these too; a v1 seller on them is payable.
+		{"abstract", "eip155:2741", true},
+		{"abstract-testnet", "eip155:11124", true},
+		{"story", "eip155:1514", true},
+		{"educhain", "eip155:41923", true},
+		{"skale-base-sepolia", "eip155:324705682", true},
+		{"iotex-testnet", "", false},
 		{"eip155:8453", "", false},
 		{"Base", "", false},
 		{"", "", false},
@@ -268,6 +276,18 @@ func TestRuleClauses(t *testing.T) {
 			delete(c.Header, "Cache-Control")
 			return c
 		}, called, []string{"status_not_402@http:status"}},
+		{"non-402 whose body is over the cap is still status_not_402", func(t *testing.T) capture.Capture {
+			return capture.Capture{Outcome: capture.OverCap, Status: 200, Header: capture.Header{"Content-Type": {"text/html"}}}
+		}, called, []string{"status_not_402@http:status"}},
+		{"non-402 whose capture holds an oversized body is still status_not_402", func(t *testing.T) capture.Capture {
+			return capture.Capture{Outcome: capture.OK, Status: 404, Body: make([]byte, capture.BodyCapBytes+1)}
+		}, called, []string{"status_not_402@http:status"}},
+		{"a 402 over the body cap is fetch_failed", func(t *testing.T) capture.Capture {
+			return capture.Capture{Outcome: capture.OverCap, Status: 402, Header: resp(t, v2(entrySVM()), nil).Header}
+		}, called, []string{"fetch_failed@http:status"}},
+		{"no response at all is fetch_failed", func(t *testing.T) capture.Capture {
+			return capture.Capture{Outcome: capture.Timeout}
+		}, called, []string{"fetch_failed@http:status"}},
 		{"trailing slash on v2 resource only warns", func(t *testing.T) capture.Capture { return resp(t, v2(entrySVM()), nil) }, called + "/",
 			[]string{"resource_url_query@header:resource.url"}},
 	}
@@ -367,5 +387,103 @@ func TestEntryTermsUnifiesTheDialects(t *testing.T) {
 	}
 	if _, ok := ch.Header.EntryTerms(1, 0); ok {
 		t.Error("a missing entry has terms")
+	}
+}
+
+// TestChainSkipsUnknownSchemes: scheme_unknown says nothing else of such an
+// entry is graded, and standard clients skip it; so it is neither looked up
+// on chain nor graded from an observation.
+func TestChainSkipsUnknownSchemes(t *testing.T) {
+	other := entrySVM()
+	other["scheme"] = "deferred"
+	in := Input{URL: called, Method: "GET", Capture: resp(t, v2(other, entrySVM()), nil), Now: now}
+	qs := ChainQueries(in)
+	if len(qs) != 1 || qs[0].Entry != 1 {
+		t.Fatalf("queries %+v, want only entry 1", qs)
+	}
+	in.Chain = &ChainFacts{Observations: []ChainObservation{
+		{Leg: LegHeader, Entry: 0, Family: FamilySolana},
+		{Leg: LegHeader, Entry: 1, Family: FamilySolana, AssetIsMint: true, ATAExists: true, ATAIsTokenAccount: true},
+	}}
+	got := strings.Join(rules(Lint(in)), " ")
+	if got != "scheme_unknown@header:accepts[0].scheme" {
+		t.Errorf("got %s", got)
+	}
+}
+
+// TestResourceURLEquivalence: the resource URL is compared with the called
+// URL as RFC 3986 §6.2.2 compares URIs: scheme and host without case, the
+// default port implied, percent-encodings by their hex value without case,
+// and an encoded unreserved character as that character. What differs after
+// that is graded.
+func TestResourceURLEquivalence(t *testing.T) {
+	const base = "https://api.seller.example"
+	for _, r := range []struct{ called, resource, want string }{
+		{base + "/v1/weather?city=paris&units=c", base + "/v1/weather?city=paris&units=c", ""},
+		{base + ":443/v1/weather", base + "/v1/weather", ""},
+		{"http://api.seller.example/v1/weather", "http://api.seller.example:80/v1/weather", ""},
+		{"HTTPS://API.Seller.Example/v1/weather", base + "/v1/weather", ""},
+		{base + "/v1/caf%C3%A9", base + "/v1/caf%c3%a9", ""},
+		{base + "/v1/caf%C3%A9", base + "/v1/café", ""},
+		{base + "/v1/a%7Eb", base + "/v1/a~b", ""},
+		{base + "/v1/%41pi", base + "/v1/Api", ""},
+		{base + "/v1/weather?q=%7e", base + "/v1/weather?q=~", ""},
+		{base + "/v1/a%2Fb", base + "/v1/a/b", "resource_url_mismatch@header:resource.url"},
+		{base + "/v1/Weather", base + "/v1/weather", "resource_url_mismatch@header:resource.url"},
+		{base + ":8443/v1/weather", base + "/v1/weather", "resource_url_mismatch@header:resource.url"},
+		{"http://api.seller.example/v1/weather", base + "/v1/weather", "resource_url_mismatch@header:resource.url"},
+		{base + "/v1/weather?city=paris", base + "/v1/weather?city=rome", "resource_url_query@header:resource.url"},
+	} {
+		doc := v2(entrySVM())
+		doc["resource"] = map[string]any{"url": r.resource}
+		got := strings.Join(rules(Lint(Input{URL: r.called, Method: "GET", Capture: resp(t, doc, nil), Now: now})), " ")
+		if got != r.want {
+			t.Errorf("called %s, resource %s: got %q, want %q", r.called, r.resource, got, r.want)
+		}
+	}
+}
+
+// TestV1NetworksOfTheV1Client: a v1 seller on any network the v1 client
+// names lints clean, and both legs compare through the same mapping.
+func TestV1NetworksOfTheV1Client(t *testing.T) {
+	for name, id := range map[string]string{"abstract": "eip155:2741", "abstract-testnet": "eip155:11124", "story": "eip155:1514",
+		"educhain": "eip155:41923", "skale-base-sepolia": "eip155:324705682"} {
+		h := entryEVM()
+		h["network"] = id
+		b := v1(entryEVM())
+		b["accepts"].([]any)[0].(map[string]any)["network"] = name
+		for _, c := range []capture.Capture{resp(t, nil, b), resp(t, v2(h), b)} {
+			if got := rules(Lint(Input{URL: called, Method: "GET", Capture: c, Now: now})); len(got) != 0 {
+				t.Errorf("%s: %v", name, got)
+			}
+		}
+	}
+}
+
+// TestBazaarPropertyNamedRef: bazaar.md (Schema Validation) bounds the
+// values of $ref and $id; a property that happens to be named "$ref" is not
+// a reference, while a reference keyword whose value is not a string still
+// fails to compile.
+func TestBazaarPropertyNamedRef(t *testing.T) {
+	for _, r := range []struct {
+		name   string
+		schema map[string]any
+		info   any
+		want   string
+	}{
+		{"property named $ref", map[string]any{"type": "object", "properties": map[string]any{"$ref": map[string]any{"type": "string"}}, "required": []any{"$ref"}},
+			map[string]any{"$ref": "a"}, ""},
+		{"property named $id, info invalid", map[string]any{"type": "object", "properties": map[string]any{"$id": map[string]any{"type": "integer"}}},
+			map[string]any{"$id": "a"}, "bazaar_info_invalid@header:extensions.bazaar.info"},
+		{"$ref keyword that is an object", map[string]any{"$ref": map[string]any{"type": "string"}}, "a", "bazaar_schema_invalid@header:extensions.bazaar.schema"},
+		{"remote $ref", map[string]any{"$ref": "https://schemas.example/x.json"}, "a", "bazaar_schema_invalid@header:extensions.bazaar.schema"},
+		{"remote $ref under a property named $ref", map[string]any{"properties": map[string]any{"$ref": map[string]any{"$ref": "https://schemas.example/x.json"}}}, map[string]any{}, "bazaar_schema_invalid@header:extensions.bazaar.schema"},
+	} {
+		doc := v2(entryEVM())
+		doc["extensions"] = map[string]any{"bazaar": map[string]any{"info": r.info, "schema": r.schema}}
+		got := strings.Join(rules(Lint(Input{URL: called, Method: "GET", Capture: resp(t, doc, nil), Now: now})), " ")
+		if got != r.want {
+			t.Errorf("%s: got %q, want %q", r.name, got, r.want)
+		}
 	}
 }

@@ -8,19 +8,27 @@ import (
 
 // v1Networks maps the legacy network names of x402 v1 (the names v1 clients
 // accept) to their CAIP-2 chain ids. docs/lint.md lists them.
+// The list is the v1 client's own (x402's legacy TypeScript package,
+// typescript/packages/legacy/x402/src/types/shared/network.ts, NetworkSchema
+// and EvmNetworkToChainId).
 var v1Networks = map[string]string{
-	"base":           "eip155:8453",
-	"base-sepolia":   "eip155:84532",
-	"avalanche":      "eip155:43114",
-	"avalanche-fuji": "eip155:43113",
-	"iotex":          "eip155:4689",
-	"sei":            "eip155:1329",
-	"sei-testnet":    "eip155:1328",
-	"polygon":        "eip155:137",
-	"polygon-amoy":   "eip155:80002",
-	"peaq":           "eip155:3338",
-	"solana":         "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp",
-	"solana-devnet":  "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1",
+	"abstract":           "eip155:2741",
+	"abstract-testnet":   "eip155:11124",
+	"story":              "eip155:1514",
+	"educhain":           "eip155:41923",
+	"skale-base-sepolia": "eip155:324705682",
+	"base":               "eip155:8453",
+	"base-sepolia":       "eip155:84532",
+	"avalanche":          "eip155:43114",
+	"avalanche-fuji":     "eip155:43113",
+	"iotex":              "eip155:4689",
+	"sei":                "eip155:1329",
+	"sei-testnet":        "eip155:1328",
+	"polygon":            "eip155:137",
+	"polygon-amoy":       "eip155:80002",
+	"peaq":               "eip155:3338",
+	"solana":             "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp",
+	"solana-devnet":      "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1",
 }
 
 // NetworkCAIP2 maps a v1 legacy network name to its CAIP-2 chain id. ok is

@@ -186,6 +186,8 @@ var entryMutations = []entryMutation{
 	{id: "network-not-caip2", note: "a legacy name on the v2 leg", legs: []string{"header"}, apply: func(e M, _ string) { e["network"] = "base" }},
 	{id: "network-caip2-on-v1", note: "a CAIP-2 id on the v1 leg", legs: []string{"body"}, apply: func(e M, _ string) { e["network"] = "eip155:8453" }},
 	{id: "network-unknown-v1", note: "a legacy name v1 clients do not know", legs: []string{"body"}, apply: func(e M, _ string) { e["network"] = "base-mainnet" }},
+	{id: "network-abstract-v1", note: "abstract, a name the v1 client (legacy x402 network.ts) knows: conforms", legs: []string{"body"}, families: []string{"evm"}, apply: func(e M, _ string) { e["network"] = "abstract" }},
+	{id: "network-skale-base-sepolia-v1", note: "skale-base-sepolia, a name the v1 client knows: conforms", legs: []string{"body"}, families: []string{"evm"}, apply: func(e M, _ string) { e["network"] = "skale-base-sepolia" }},
 	{id: "amount-missing", note: "no amount", apply: func(e M, l string) { delete(e, amountKey(l)) }},
 	{id: "amount-number", note: "the amount as a JSON number", apply: func(e M, l string) { e[amountKey(l)] = num("10000") }},
 	{id: "amount-decimal", note: "a decimal amount", apply: func(e M, l string) { e[amountKey(l)] = "0.01" }},
@@ -329,8 +331,12 @@ func synthetic() []synth {
 
 func documentCases() []synth {
 	var out []synth
-	add := func(id, note string, r *resp) {
-		out = append(out, synth{id: "document-" + id, note: note, url: seller, method: "GET", r: r})
+	add := func(id, note string, r *resp, at ...string) {
+		u := seller
+		if len(at) == 1 {
+			u = at[0]
+		}
+		out = append(out, synth{id: "document-" + id, note: note, url: u, method: "GET", r: r})
 	}
 	mod := func(f func(M)) M {
 		d := v2Doc(svmEntry())
@@ -343,6 +349,12 @@ func documentCases() []synth {
 	add("v2-resource-ftp", "an ftp v2 resource.url", header402(mod(func(d M) { d["resource"].(M)["url"] = "ftp://api.seller.example/v1/weather" })))
 	add("v2-resource-other-port", "a v2 resource.url on another port", header402(mod(func(d M) { d["resource"].(M)["url"] = "https://api.seller.example:8443/v1/weather" })))
 	add("v2-resource-host-case", "a v2 resource.url whose host differs only in case: same origin", header402(mod(func(d M) { d["resource"].(M)["url"] = "https://API.Seller.Example/v1/weather" })))
+	add("v2-resource-pct-case", "a v2 resource.url whose percent-encodings differ from the called URL's only in hex case: same resource, conforms",
+		header402(mod(func(d M) { d["resource"].(M)["url"] = "https://api.seller.example/v1/caf%c3%a9" })), "https://api.seller.example/v1/caf%C3%A9")
+	add("v2-resource-pct-unreserved", "a v2 resource.url spelling an unreserved character the called URL percent-encodes: same resource, conforms",
+		header402(mod(func(d M) { d["resource"].(M)["url"] = "https://api.seller.example/v1/weather" })), "https://api.seller.example/v1/%77eather")
+	add("v2-resource-pct-slash", "a v2 resource.url with / where the called URL has %2F: another path",
+		header402(mod(func(d M) { d["resource"].(M)["url"] = "https://api.seller.example/v1/a/b" })), "https://api.seller.example/v1/a%2Fb")
 	add("v2-resource-query", "a v2 resource.url with a query", header402(mod(func(d M) { d["resource"].(M)["url"] = seller + "?units=metric" })))
 	add("v2-description-long", "a 501-character v2 resource.description", header402(mod(func(d M) { d["resource"].(M)["description"] = strings.Repeat("w", 501) })))
 	add("accepts-empty-header", "accepts [] in the header", header402(mod(func(d M) { d["accepts"] = []any{} })))
@@ -420,6 +432,7 @@ func httpCases() []synth {
 	add("fetch-failed", "no response", &resp{outcome: "failed"})
 	add("timeout", "the fetch timed out", &resp{outcome: "timeout"})
 	add("over-cap", "the body is over the cap", &resp{outcome: "over_cap", status: 402})
+	add("over-cap-200", "a 200 whose body is over the cap (a large page): the status is what is wrong", &resp{outcome: "over_cap", status: 200})
 	add("no-cache-control", "no Cache-Control", good().unset("Cache-Control"))
 	add("cache-no-cache", "Cache-Control: no-cache only", good().set("Cache-Control", "no-cache, max-age=0"))
 	add("cache-private-no-store", "Cache-Control: private, No-Store: conforms", good().set("Cache-Control", "private, No-Store"))
@@ -463,6 +476,11 @@ func extensionCases() []synth {
 	add("bazaar-info-missing", "bazaar without info", header402(withExt("bazaar", M{"schema": bazaarSchema()})))
 	add("bazaar-remote-ref", "a bazaar schema with a remote $ref: never loaded", header402(withExt("bazaar", bz(goodInfo(), M{"$ref": "https://schemas.example/bazaar.json"}))))
 	add("bazaar-remote-id", "a bazaar schema with an absolute $id", header402(withExt("bazaar", bz(goodInfo(), func() M { s := bazaarSchema(); s["$id"] = "https://schemas.example/x"; return s }()))))
+	add("bazaar-property-named-ref", "a bazaar schema with a property named $ref (a name, not a reference): conforms",
+		header402(withExt("bazaar", bz(M{"input": M{"type": "http", "method": "GET"}, "$ref": "x"},
+			func() M { s := bazaarSchema(); s["properties"].(M)["$ref"] = M{"type": "string"}; return s }()))))
+	add("bazaar-ref-object", "a bazaar schema whose $ref keyword is an object: does not compile",
+		header402(withExt("bazaar", bz(goodInfo(), M{"$ref": M{"type": "object"}}))))
 	add("bazaar-schema-missing", "bazaar without schema", header402(withExt("bazaar", M{"info": goodInfo()})))
 	add("bazaar-schema-uncompilable", "a bazaar schema whose type is a number", header402(withExt("bazaar", bz(goodInfo(), M{"type": num("5")}))))
 	add("bazaar-unknown-metaschema", "a bazaar schema naming an unknown $schema", header402(withExt("bazaar", bz(goodInfo(), M{"$schema": "https://schemas.example/meta", "type": "object"}))))
@@ -537,6 +555,8 @@ func chainCases() []synth {
 	add("evm-other-network", "the node serves another chain", evm, ev(chainObs{OtherNetwork: true}))
 	add("evm-no-domain-in-extra", "no extra.name/version to compare; the contract answers", header402(v2Doc(func() M { e := evmEntry(); e["extra"] = M{"assetTransferMethod": "permit2"}; return e }())),
 		ev(chainObs{Name: str("USD Coin"), Version: str("2")}))
+	add("svm-unknown-scheme", "an entry of a scheme lint does not know is skipped by clients: its observation is not graded",
+		header402(v2Doc(func() M { e := svmEntry(); e["scheme"] = "deferred"; return e }())), sol(chainObs{}))
 	add("entry-out-of-range", "an observation for an entry that does not exist is ignored", svm, sol(chainObs{Entry: 5}))
 	return out
 }
