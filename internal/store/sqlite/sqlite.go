@@ -60,6 +60,11 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	if path == "" || strings.ContainsRune(path, '?') || strings.HasPrefix(path, "file:") {
 		return nil, errors.New("store: sqlite: want a plain file path")
 	}
+	unlock, err := lockOpen(path)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	// Create the file first so it gets our mode; SQLite gives its -wal and
 	// -shm files the mode of the database file.
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
