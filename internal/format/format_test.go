@@ -519,13 +519,13 @@ func TestMarkdown(t *testing.T) {
 		}
 	}
 	for in, want := range map[string]string{
-		"a|b\\c\nd":  "`a\\|b\\c d`",
-		"":            "",
-		"x`y":         "``x`y``",
-		"`x":          "`` `x ``",
-		" x ":         "`  x  `",
-		"  ":          "`  `",
-		"a``b`":       "``` a``b` ```",
+		"a|b\\c\nd":    "`a\\|b\\c d`",
+		"":             "",
+		"x`y":          "``x`y``",
+		"`x":           "`` `x ``",
+		" x ":          "`  x  `",
+		"  ":           "`  `",
+		"a``b`":        "``` a``b` ```",
 		"e\x1b[1m\x00": "`e\uFFFD[1m\uFFFD`",
 	} {
 		if got := mdCode(in); got != want {

@@ -4,7 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	)
+)
 
 // MarkdownMaxFindings bounds the finding rows of a Markdown summary (a job
 // summary is at most 1 MiB); the rest are counted in a last line.
