@@ -18,8 +18,9 @@ const replacement = '\uFFFD'
 
 // unsafeRune reports whether r is a character no format passes through:
 // a C0 control, DEL, a C1 control (NEL among them), the Unicode line and
-// paragraph separators, or a bidirectional formatting character (which can
-// make displayed text read otherwise than it is).
+// paragraph separators, a bidirectional formatting character (which can
+// make displayed text read otherwise than it is), the byte order mark, or
+// U+FFFE and U+FFFF (not XML characters).
 func unsafeRune(r rune) bool {
 	switch {
 	case r < 0x20, r >= 0x7f && r <= 0x9f:
@@ -31,6 +32,8 @@ func unsafeRune(r rune) bool {
 	case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069: // bidi embeddings, overrides, isolates
 		return true
 	case r == 0xfeff: // byte order mark, zero width no-break space
+		return true
+	case r == 0xfffe, r == 0xffff: // noncharacters XML 1.0 forbids
 		return true
 	}
 	return false

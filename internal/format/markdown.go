@@ -18,7 +18,7 @@ const MarkdownMaxFindings = 1000
 // Markdown or HTML.
 func Markdown(w io.Writer, run Run) error {
 	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "### payability %s: %s\n\n", mdHeading(run.Op), run.Overall())
+	fmt.Fprintf(bw, "### payability%s: %s\n\n", mdHeading(run.Op), run.Overall())
 	fmt.Fprintln(bw, "| endpoint | overall | outcome | errors | warnings | notes |")
 	fmt.Fprintln(bw, "| --- | --- | --- | ---: | ---: | ---: |")
 	for _, r := range run.Results {
@@ -66,8 +66,11 @@ func mark(o Overall) string {
 // mdHeading is the op in the heading: a published op as it is, anything
 // else as a code span.
 func mdHeading(op string) string {
-	if knownOp(op) {
-		return op
+	switch {
+	case op == "":
+		return ""
+	case knownOp(op):
+		return " " + op
 	}
-	return mdCode(op)
+	return " " + mdCode(op)
 }

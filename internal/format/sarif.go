@@ -38,6 +38,9 @@ const (
 	SARIFMaxText = 1024
 )
 
+// The limits in force (tests lower them).
+var maxResults, maxRules = SARIFMaxResults, SARIFMaxRules
+
 type sarifLog struct {
 	Schema  string     `json:"$schema"`
 	Version string     `json:"version"`
@@ -127,6 +130,10 @@ type sarifLogical struct {
 	Kind               string `json:"kind"`
 }
 
+// UnnamedRule is the rule id of a finding that names none (only a saved
+// report read back can carry one).
+const UnnamedRule = "unnamed"
+
 // FingerprintKey is payability's own partialFingerprints entry; code
 // scanning reads only primaryLocationLineHash, which carries the same hash.
 const FingerprintKey = "payabilityFinding/v2"
@@ -159,12 +166,12 @@ func SARIF(w io.Writer, run Run) error {
 		}
 	}
 	omitted := 0
-	if len(pending) > SARIFMaxResults {
+	if len(pending) > maxResults {
 		// Keep the most severe, each level in order.
 		var kept []pendingResult
-		for r := 3; r >= 0 && len(kept) < SARIFMaxResults; r-- {
+		for r := 3; r >= 0 && len(kept) < maxResults; r-- {
 			for _, p := range pending {
-				if p.rank == r && len(kept) < SARIFMaxResults {
+				if p.rank == r && len(kept) < maxResults {
 					kept = append(kept, p)
 				}
 			}
@@ -185,9 +192,12 @@ func SARIF(w io.Writer, run Run) error {
 	results := []sarifResult{}
 	for _, p := range pending {
 		res, f := p.res, p.f
+		if f.Rule == "" {
+			f.Rule = UnnamedRule // code scanning requires a rule id
+		}
 		i, ok := index[f.Rule]
 		if !ok {
-			if len(rules) >= SARIFMaxRules {
+			if len(rules) >= maxRules {
 				omitted++
 				continue
 			}
