@@ -22,8 +22,10 @@ const MaxArtifactRead = 1 << 20
 // SARIF locates every result there, at the first line naming its URL when
 // the file's text is known. The zero value is PlaceholderArtifact.
 type Artifact struct {
-	uri   string
-	lines []string
+	uri string
+	// at is where each token and each trimmed line of the file first
+	// appears (nil when the text is not known).
+	at map[string]region
 }
 
 // NewArtifact names the file at path; content is its text (nil when it
@@ -37,7 +39,7 @@ type Artifact struct {
 func NewArtifact(path, wd string, content []byte) Artifact {
 	a := Artifact{uri: artifactURI(path, wd)}
 	if content != nil && len(content) <= MaxArtifactRead {
-		a.lines = strings.Split(string(bytes.ReplaceAll(content, []byte("\r\n"), []byte("\n"))), "\n")
+		a.at = indexLines(strings.Split(string(bytes.ReplaceAll(content, []byte("\r\n"), []byte("\n"))), "\n"))
 	}
 	return a
 }
@@ -89,25 +91,52 @@ type region struct {
 	EndColumn   int `json:"endColumn"`
 }
 
-// find returns the first line naming u as a whole token (bounded by the
-// line's ends, blanks, quotes, angle brackets or a comma).
-func (a Artifact) find(u string) region {
-	if u != "" {
-		for i, line := range a.lines {
-			for off := 0; off < len(line); {
-				j := strings.Index(line[off:], u)
-				if j < 0 {
-					break
+// indexLines records, for every line, each token (a maximal run between
+// the line's ends, blanks, quotes, angle brackets and commas) and the line
+// itself trimmed of blanks, a YAML list's "- " and quotes, with the region
+// of its first appearance; so a URL is found in one look-up whatever the
+// size of the file, also one with blanks or quotes of its own when it is
+// alone on its line.
+func indexLines(lines []string) map[string]region {
+	at := map[string]region{}
+	add := func(i int, line string, start int, tok string) {
+		if tok == "" {
+			return
+		}
+		if _, seen := at[tok]; !seen {
+			col := utf16Len(line[:start]) + 1
+			at[tok] = region{i + 1, col, i + 1, col + utf16Len(tok)}
+		}
+	}
+	for i, line := range lines {
+		start := -1
+		for j := 0; j <= len(line); j++ {
+			if j == len(line) || tokenEdge(line[j]) {
+				if start >= 0 {
+					add(i, line, start, line[start:j])
+					start = -1
 				}
-				at := off + j
-				end := at + len(u)
-				if (at == 0 || tokenEdge(line[at-1])) && (end == len(line) || tokenEdge(line[end])) {
-					col := utf16Len(line[:at]) + 1
-					return region{i + 1, col, i + 1, col + utf16Len(u)}
-				}
-				off = at + 1
+			} else if start < 0 {
+				start = j
 			}
 		}
+		t := strings.Trim(line, " \t")
+		t = strings.Trim(strings.TrimPrefix(t, "- "), " \t")
+		if len(t) >= 2 && (t[0] == '"' || t[0] == '\'') && t[len(t)-1] == t[0] {
+			t = t[1 : len(t)-1]
+		}
+		if k := strings.Index(line, t); t != "" && k >= 0 {
+			add(i, line, k, t)
+		}
+	}
+	return at
+}
+
+// find returns the first line naming u as a whole token or as the whole
+// (trimmed) line, or the start of line 1.
+func (a Artifact) find(u string) region {
+	if r, ok := a.at[u]; ok && u != "" {
+		return r
 	}
 	return region{1, 1, 1, 1}
 }

@@ -63,14 +63,15 @@ func TestSARIFMeetsGitHubUploadRules(t *testing.T) {
 // first line naming its URL as a whole token, columns in UTF-16 units; a URL
 // the file does not name, or a file not read, is at line 1.
 func TestSARIFLocatesTheArtifactLine(t *testing.T) {
-	content := []byte("# list\n  - https://a.example/x/longer\n\"https://a.example/x\" # ü\r\nü https://b.example/é\n")
+	content := []byte("# list\n  - https://a.example/x/longer\n\"https://a.example/x\" # ü\r\nü https://b.example/é\n  - 'https://c.example/a b<c>'\n")
 	a := NewArtifact("urls.txt", "", content)
 	for u, want := range map[string]region{
-		"https://a.example/x":  {3, 2, 3, 21},
-		"https://b.example/é":  {4, 3, 4, 22},
-		"https://c.example/":   {1, 1, 1, 1},
-		"https://a.example/x/": {1, 1, 1, 1},
-		"":                     {1, 1, 1, 1},
+		"https://a.example/x":      {3, 2, 3, 21},
+		"https://b.example/é":      {4, 3, 4, 22},
+		"https://c.example/":       {1, 1, 1, 1},
+		"https://c.example/a b<c>": {5, 6, 5, 30},
+		"https://a.example/x/":     {1, 1, 1, 1},
+		"":                         {1, 1, 1, 1},
 	} {
 		if got := a.find(u); got != want {
 			t.Errorf("%s at %+v, want %+v", u, got, want)
