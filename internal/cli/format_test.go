@@ -104,7 +104,7 @@ func TestFormatsCarryNoFetchedValue(t *testing.T) {
 			validSARIF(t, outputs["sarif"])
 			// render of the JSON carries no more either.
 			rendered, _, code := runReal(t, "render", "--format", "markdown", filepath.Join(dir, op+".json"))
-			if code != ExitOK || strings.Contains(rendered, formatCanary) || !strings.Contains(rendered, "| "+url) {
+			if code != ExitOK || strings.Contains(rendered, formatCanary) || !strings.Contains(rendered, "| `"+url+"`") {
 				t.Errorf("render: exit %d\n%s", code, rendered)
 			}
 		})
@@ -286,16 +286,25 @@ func TestScanFormats(t *testing.T) {
 		t.Errorf("junit suites %+v", doc.Suites)
 	}
 	md := read("markdown")
-	if !strings.HasPrefix(md, "### payability check: fail") || strings.Count(md, "| ftp://refused.example/ |") < 2 {
+	if !strings.HasPrefix(md, "### payability check: fail") || strings.Count(md, "| `ftp://refused.example/` |") < 2 {
 		t.Errorf("markdown:\n%s", md)
 	}
 	var sarif struct {
 		Runs []struct {
-			Results []json.RawMessage `json:"results"`
+			Results []sarifResultLoc `json:"results"`
 		} `json:"runs"`
 	}
 	if err := json.Unmarshal([]byte(read("sarif")), &sarif); err != nil || len(sarif.Runs) != 1 || len(sarif.Runs[0].Results) != len(lines) {
 		t.Errorf("sarif: %v, %+v; want one run with %d results", err, sarif, len(lines))
+	}
+	// Every result sits in the scan's input file, at its URL's line.
+	wantURI := format.NewArtifact(in, "", nil).URI()
+	for _, r := range sarif.Runs[0].Results {
+		pl := r.Locations[0].PhysicalLocation
+		wantLine := map[string]int{goldenURL: 1, "ftp://refused.example/": 2, "https://other.example/": 3}[r.Properties.Endpoint]
+		if pl.ArtifactLocation.URI != wantURI || pl.Region.StartLine != wantLine {
+			t.Errorf("result of %s at %s line %d, want %s line %d", r.Properties.Endpoint, pl.ArtifactLocation.URI, pl.Region.StartLine, wantURI, wantLine)
+		}
 	}
 	if _, stderr, code := runScanCLI(t, context.Background(), &scanFetcher{}, false, "", "--op", "check", "--out", files["sarif"], "--format", "sarif="+files["sarif"], in); code != exitUsage {
 		t.Errorf("--out and --format on one file: exit %d, %q", code, stderr)
@@ -415,5 +424,82 @@ func TestScanFailOnAlone(t *testing.T) {
 	_, _, code = runScanCLI(t, context.Background(), &scanFetcher{}, false, goldenURL+"\n", "--op", "check", "--fail-on", "warn")
 	if code != ExitOK {
 		t.Errorf("all POPULATED: exit %d", code)
+	}
+}
+
+// sarifResultLoc is the part of a SARIF result the CLI tests read.
+type sarifResultLoc struct {
+	Message struct {
+		Text string `json:"text"`
+	} `json:"message"`
+	Locations []struct {
+		PhysicalLocation struct {
+			ArtifactLocation struct {
+				URI string `json:"uri"`
+			} `json:"artifactLocation"`
+			Region struct {
+				StartLine int `json:"startLine"`
+			} `json:"region"`
+		} `json:"physicalLocation"`
+	} `json:"locations"`
+	Properties struct {
+		Endpoint string `json:"endpoint"`
+	} `json:"properties"`
+}
+
+// TestRenderIsInertAndNamesTheArtifact is issue 21's finding end to end: a
+// scan record whose URL (from a third-party list) carries Markdown, HTML
+// and terminal bytes renders with none of them live; and --artifact names
+// the file SARIF locates the results in (the placeholder without it).
+func TestRenderIsInertAndNamesTheArtifact(t *testing.T) {
+	dir := t.TempDir()
+	hostile := "https://x/](http://evil)![a](http://evil/i.png)<img src=x>"
+	rec := filepath.Join(dir, "report.jsonl")
+	os.WriteFile(rec, []byte(`{"line":1,"url":"`+hostile+`\u001b[31m\u0000","refused":{"rule":"url_scheme"}}`+"\n"+
+		`{"line":2,"url":"`+hostile+`","refused":{"rule":"url_scheme"}}`+"\n"), 0o644)
+	list := filepath.Join(dir, "urls.txt")
+	os.WriteFile(list, []byte("# from a directory\n"+hostile+"\n"), 0o644)
+	md, stderr, code := runReal(t, "render", "--format", "markdown", rec)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if strings.Contains(md, "\x1b") || strings.Contains(md, "\x00") || !strings.Contains(md, "| `"+hostile+"\ufffd[31m\ufffd` |") {
+		t.Errorf("markdown:\n%q", md)
+	}
+	gh, _, _ := runReal(t, "render", "--format", "github", rec)
+	if strings.ContainsAny(gh, "\x1b\x00\r") || strings.Count(gh, "\n") != 2 {
+		t.Errorf("github:\n%q", gh)
+	}
+	for _, tt := range []struct {
+		args  []string
+		uri   string
+		line2 int
+	}{
+		{nil, format.PlaceholderArtifact, 1},
+		{[]string{"--artifact", list}, format.NewArtifact(list, "", nil).URI(), 2},
+	} {
+		out, stderr, code := runReal(t, append(append([]string{"render", "--format", "sarif"}, tt.args...), rec)...)
+		if code != ExitOK {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		validSARIF(t, out)
+		var doc struct {
+			Runs []struct {
+				Results []sarifResultLoc `json:"results"`
+			} `json:"runs"`
+		}
+		if err := json.Unmarshal([]byte(out), &doc); err != nil || len(doc.Runs[0].Results) != 2 {
+			t.Fatalf("%v: %s", err, out)
+		}
+		for i, r := range doc.Runs[0].Results {
+			pl := r.Locations[0].PhysicalLocation
+			want := 1
+			if i == 1 {
+				want = tt.line2
+			}
+			if pl.ArtifactLocation.URI != tt.uri || pl.Region.StartLine != want || strings.Contains(r.Message.Text, "![a]") {
+				t.Errorf("%v: result %d at %s:%d (want %s:%d), message %q", tt.args, i, pl.ArtifactLocation.URI, pl.Region.StartLine, tt.uri, want, r.Message.Text)
+			}
+		}
 	}
 }

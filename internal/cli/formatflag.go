@@ -46,6 +46,9 @@ type outputFlags struct {
 	formats formatList
 	json    *bool
 	failOn  *string
+	// artifact is the file listing the URLs, for SARIF (render's --artifact,
+	// scan's input file); "" is format.PlaceholderArtifact.
+	artifact string
 	// resolved by check
 	stdout    string
 	files     []formatSpec
@@ -132,6 +135,28 @@ func formatRun(op string, results []format.Result) format.Run {
 	return format.Run{Op: op, ToolVersion: buildinfo.Version, Rules: format.RulesOf(op), Results: results}
 }
 
+// loadArtifact names o.artifact for SARIF, with its text when it can be
+// read (at most format.MaxArtifactRead bytes; a file that is absent or
+// unreadable is still named, its results at line 1).
+func (o *outputFlags) loadArtifact() format.Artifact {
+	wd, _ := os.Getwd()
+	if o.artifact == "" || o.artifact == "-" {
+		return format.NewArtifact("", wd, nil)
+	}
+	var content []byte
+	if f, err := os.Open(o.artifact); err == nil {
+		raw, err := io.ReadAll(io.LimitReader(f, format.MaxArtifactRead+1))
+		f.Close()
+		if err == nil && len(raw) <= format.MaxArtifactRead {
+			content = raw
+		}
+	}
+	return format.NewArtifact(o.artifact, wd, content)
+}
+
+// wantsSARIF reports whether a --format writes sarif.
+func (o *outputFlags) wantsSARIF() bool { return o.stdout == "sarif" || o.hasFile("sarif") }
+
 // renderRun writes one of the machine formats (not text or json).
 func renderRun(w io.Writer, name string, run format.Run, t format.FailOn) error {
 	switch name {
@@ -171,6 +196,9 @@ func (o *outputFlags) writeReport(e Env, rep ops.Report) int {
 // writeAll writes run in every requested format, text and json through the
 // op's own renderers.
 func (o *outputFlags) writeAll(e Env, run format.Run, text func(w io.Writer, colour bool) error, asJSON func(w io.Writer) error) int {
+	if o.wantsSARIF() {
+		run.Artifact = o.loadArtifact()
+	}
 	write := func(w io.Writer, name string, colour bool) error {
 		switch name {
 		case "text":

@@ -15,7 +15,7 @@ func init() {
 }
 
 func runRender(ctx context.Context, e Env, args []string) int {
-	fs := newFlagSet(e, "render", "render [--format FORMAT[=FILE]]... [--fail-on LEVEL] [REPORTS.json | -]",
+	fs := newFlagSet(e, "render", "render [--format FORMAT[=FILE]]... [--fail-on LEVEL] [--artifact PATH] [REPORTS.json | -]",
 		`Input (a file, or stdin when none or -): what payability printed as JSON, one value or many:
 reports of one op (check, memo, probe or preflight --json, indented or one per line) or the JSON
 Lines of a scan. Each is rendered as the op's own --format would (docs/ci.md); text is one line
@@ -23,6 +23,7 @@ per endpoint. Nothing is fetched.
 exit status: 0 rendered; 1 the input is not payability's JSON (the message names the value), or a
 failed write; 2 bad usage; 3 the overall reached --fail-on.`)
 	out := addRenderFlags(fs, format.FailOnNever)
+	artifact := fs.String("artifact", "", "the repository file that lists the URLs, as `PATH` from the repository root: SARIF locates every result there, at the line naming its URL (default "+format.PlaceholderArtifact+"; docs/ci.md)")
 	pos, err := parseFlags(e, fs, args)
 	if err != nil {
 		return usageExit(err)
@@ -54,6 +55,7 @@ failed write; 2 bad usage; 3 the overall reached --fail-on.`)
 		fmt.Fprintf(e.Stderr, "payability render: %v\n", err)
 		return ExitInternal
 	}
+	out.artifact = *artifact
 	run := formatRun(op, results)
 	code := out.writeAll(e, run,
 		func(w io.Writer, _ bool) error { return format.Lines(w, run.Results) },

@@ -76,6 +76,7 @@ or a failed write; 2 bad usage; 3 the overall reached --fail-on; 130 interrupted
 	inPath := ""
 	if len(pos) == 1 && pos[0] != "-" {
 		inPath = pos[0]
+		outFlags.artifact = inPath // SARIF locates every result in the input file
 		f, err := os.Open(inPath)
 		if err != nil {
 			fmt.Fprintf(e.Stderr, "payability: cannot open the input: %v\n", errors.Unwrap(err))

@@ -132,6 +132,9 @@ func (s *scanSink) finish() (format.Overall, error) {
 		results[i] = r.res
 	}
 	run := formatRun(s.op, results)
+	if s.o.wantsSARIF() {
+		run.Artifact = s.o.loadArtifact()
+	}
 	overall := run.Overall()
 	if rank(s.worst) > rank(overall) {
 		overall = s.worst // only the overall was kept

@@ -59,12 +59,16 @@ type Rule struct {
 }
 
 // Finding is one rule or factor that did not hold for an endpoint. Field is
-// a factor name or a JSON path (lint: the leg, a colon and the path).
+// a factor name or a JSON path (lint: the leg, a colon and the path); Leg
+// and Entry are a lint finding's leg and accepts entry (empty and nil
+// otherwise).
 type Finding struct {
 	Rule    string
 	Level   Level
 	Field   string
 	Message string
+	Leg     string
+	Entry   *int
 }
 
 // Case is one rule or factor evaluated on an endpoint (a JUnit testcase):
@@ -129,6 +133,9 @@ type Run struct {
 	ToolVersion string
 	Rules       []Rule
 	Results     []Result
+	// Artifact is the repository file SARIF locates every result in (the
+	// file listing the URLs); the zero value is PlaceholderArtifact.
+	Artifact Artifact
 }
 
 // Overall is the worst overall of the run's results (pass when it has none).

@@ -498,11 +498,11 @@ func TestMarkdown(t *testing.T) {
 	out := b.String()
 	for _, s := range []string{
 		"### payability check: fail\n",
-		"| " + testURL + " | ❌ fail | UNCONFIGURED | 3 | 0 | 0 |\n",
-		"| " + testURL + " | ✅ pass | POPULATED | 0 | 0 | 0 |\n",
-		"| https://x.example/a\\|b&lt;c&gt; | ❌ fail | refused: credentials_in_url | 1 | 0 | 0 |\n",
-		"| " + testURL + " | error | check/UNCONFIGURED | memo_present | memo_present is false |\n",
-		"| " + testURL + " | error | check/UNCONFIGURED | header_body_memo_equal | header_body_memo_equal is null: neither leg carries the field |\n",
+		"| `" + testURL + "` | ❌ fail | `UNCONFIGURED` | 3 | 0 | 0 |\n",
+		"| `" + testURL + "` | ✅ pass | `POPULATED` | 0 | 0 | 0 |\n",
+		"| `https://x.example/a\\|b<c>` | ❌ fail | `refused: credentials_in_url` | 1 | 0 | 0 |\n",
+		"| `" + testURL + "` | error | `check/UNCONFIGURED` | `memo_present` | `memo_present is false` |\n",
+		"| `" + testURL + "` | error | `check/UNCONFIGURED` | `header_body_memo_equal` | `header_body_memo_equal is null: neither leg carries the field` |\n",
 	} {
 		if !strings.Contains(out, s) {
 			t.Errorf("markdown lacks %q:\n%s", s, out)
@@ -518,8 +518,19 @@ func TestMarkdown(t *testing.T) {
 			t.Errorf("row with %d cell separators: %q", n, l)
 		}
 	}
-	if got := mdCell("a|b\\c\nd"); got != `a\|b\\c d` {
-		t.Errorf("mdCell = %q", got)
+	for in, want := range map[string]string{
+		"a|b\\c\nd":    "`a\\|b\\c d`",
+		"":             "",
+		"x`y":          "``x`y``",
+		"`x":           "`` `x ``",
+		" x ":          "`  x  `",
+		"  ":           "`  `",
+		"a``b`":        "``` a``b` ```",
+		"e\x1b[1m\x00": "`e\uFFFD[1m\uFFFD`",
+	} {
+		if got := mdCode(in); got != want {
+			t.Errorf("mdCode(%q) = %q, want %q", in, got, want)
+		}
 	}
 	b.Reset()
 	_ = Markdown(&b, Run{Op: "check", Results: []Result{FromReport(checkReport(verdict.Populated, populated()))}})
@@ -554,7 +565,7 @@ func TestMarkdownBoundsFindingRows(t *testing.T) {
 	}
 	var b bytes.Buffer
 	_ = Markdown(&b, Run{Op: "check", Results: results})
-	if n := strings.Count(b.String(), "| error | refused/url_scheme |"); n != MarkdownMaxFindings {
+	if n := strings.Count(b.String(), "| error | `refused/url_scheme` |"); n != MarkdownMaxFindings {
 		t.Errorf("%d finding rows, want %d", n, MarkdownMaxFindings)
 	}
 	if !strings.Contains(b.String(), "… and 5 more findings") || strings.Count(b.String(), "refused: url_scheme") != MarkdownMaxFindings+5 {

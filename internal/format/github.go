@@ -9,8 +9,10 @@ import (
 // GitHub writes one workflow command per finding of every result:
 // ::error, ::warning or ::notice, the rule id as the title, and the
 // endpoint, the field and the message as the message. Data and properties
-// are escaped as the runner reads them: %, CR and LF in both, and : and , in
-// properties.
+// are escaped as the runner reads them (%, CR and LF in both, and : and , in
+// properties), and every other unsafe character (NUL, ESC, the other
+// controls, bidi formatting) is U+FFFD, so no value can end a command, start
+// another, or reach the log as a terminal sequence.
 func GitHub(w io.Writer, results []Result) error {
 	bw := bufio.NewWriter(w)
 	for _, r := range results {
@@ -34,5 +36,5 @@ var (
 	propertyEscaper = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C")
 )
 
-func escapeData(s string) string     { return dataEscaper.Replace(s) }
-func escapeProperty(s string) string { return propertyEscaper.Replace(s) }
+func escapeData(s string) string     { return dataEscaper.Replace(safeText(s, "\r\n")) }
+func escapeProperty(s string) string { return propertyEscaper.Replace(safeText(s, "\r\n")) }

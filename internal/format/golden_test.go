@@ -38,7 +38,8 @@ func goldenRuns(t *testing.T) map[string]Run {
 	return map[string]Run{
 		"check": {Op: "check", ToolVersion: "test", Rules: RulesOf("check"), Results: []Result{
 			FromReport(checkReport(verdict.Unconfigured, unconf)), FromReport(checkReport(verdict.Populated, populated())),
-			Refused("check", "ftp://x.example/", "url_scheme")}},
+			Refused("check", "ftp://x.example/", "url_scheme")},
+			Artifact: NewArtifact("ci/urls.txt", "", []byte("# sellers\n  - "+testURL+"\r\nftp://x.example/\n"))},
 		"probe":     {Op: "probe", ToolVersion: "test", Rules: RulesOf("probe"), Results: []Result{probe}},
 		"lint":      {Op: "lint", ToolVersion: "test", Rules: RulesOf("lint")[:2], Results: []Result{FromLint(lintRep.URL, lint.Result{Findings: lintRep.Findings}, RulesOf("lint")[:2])}},
 		"preflight": {Op: "preflight", ToolVersion: "test", Rules: RulesOf("preflight"), Results: []Result{pre}},

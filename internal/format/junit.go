@@ -47,17 +47,20 @@ type JUnitFailure struct {
 	Text    string `xml:",chardata"`
 }
 
-// JUnit writes run as JUnit XML under the threshold.
+// JUnit writes run as JUnit XML under the threshold. Every string is
+// safeText'd (one line each: the characters XML 1.0 forbids, and the other
+// unsafe ones, are U+FFFD) before encoding/xml escapes it.
 func JUnit(w io.Writer, run Run, failOn FailOn) error {
-	doc := JUnitSuites{Name: "payability " + run.Op}
+	x := func(s string) string { return safeText(s, "") }
+	doc := JUnitSuites{Name: x("payability " + run.Op)}
 	for _, r := range run.Results {
-		s := JUnitSuite{Name: r.URL}
+		s := JUnitSuite{Name: x(r.URL)}
 		for _, c := range r.Cases {
-			jc := JUnitCase{Name: c.Name, Classname: "payability." + r.Op}
+			jc := JUnitCase{Name: x(c.Name), Classname: x("payability." + r.Op)}
 			var fails, rest []string
 			var first *Finding
 			for i, f := range c.Findings {
-				line := string(f.Level) + " " + f.Rule + " " + f.Field + ": " + f.Message
+				line := x(string(f.Level) + " " + f.Rule + " " + f.Field + ": " + f.Message)
 				if failOn.failing(f.Level) {
 					fails = append(fails, line)
 					if first == nil {
@@ -68,7 +71,7 @@ func JUnit(w io.Writer, run Run, failOn FailOn) error {
 				}
 			}
 			if first != nil {
-				jc.Failure = &JUnitFailure{Message: first.Rule + ": " + first.Message, Type: string(first.Level), Text: strings.Join(fails, "\n")}
+				jc.Failure = &JUnitFailure{Message: x(first.Rule + ": " + first.Message), Type: string(first.Level), Text: strings.Join(fails, "\n")}
 				s.Failures++
 			}
 			if len(rest) > 0 {

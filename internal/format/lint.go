@@ -38,7 +38,7 @@ func FromLint(url string, r lint.Result, rules []Rule) Result {
 		if f.Field != "" {
 			field += ":" + f.Field
 		}
-		cases[i].Findings = append(cases[i].Findings, Finding{Rule: f.Rule, Level: LintLevel(f.Severity), Field: field, Message: f.Message})
+		cases[i].Findings = append(cases[i].Findings, Finding{Rule: f.Rule, Level: LintLevel(f.Severity), Field: field, Message: f.Message, Leg: string(f.Leg), Entry: f.Entry})
 	}
 	outcome := "conforms: no"
 	if r.Conforms {

@@ -1,6 +1,8 @@
 package format
 
 import (
+	"sync"
+
 	"github.com/exchangerebel/payability/internal/lint"
 	"github.com/exchangerebel/payability/internal/ops"
 )
@@ -21,3 +23,13 @@ func FromLintReport(r ops.LintReport) Result {
 	res := FromLint(r.URL, lint.Result{Status: r.Status, Dialect: r.Dialect, Entries: r.Entries, Findings: r.Findings, Conforms: r.Conforms}, LintRules())
 	return res
 }
+
+// lintFamilies maps each x402-lint/v1 rule id to its family (the section of
+// docs/lint.md that lists it).
+var lintFamilies = sync.OnceValue(func() map[string]string {
+	m := map[string]string{}
+	for _, r := range lint.Rules().Rules {
+		m[r.ID] = r.Family
+	}
+	return m
+})

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"strings"
 )
 
 // MarkdownMaxFindings bounds the finding rows of a Markdown summary (a job
@@ -14,16 +13,17 @@ const MarkdownMaxFindings = 1000
 // Markdown writes a summary fit for $GITHUB_STEP_SUMMARY or a pull-request
 // comment: a heading with the overall, a table with one row per endpoint,
 // and a table with one row per finding (at most MarkdownMaxFindings, then
-// how many more). Table cells are escaped: pipes, backslashes, HTML's < > &,
-// and line breaks.
+// how many more). Every string the renderer did not write (URL, outcome,
+// rule, field, message) is a code span (mdCode), so none of it is read as
+// Markdown or HTML.
 func Markdown(w io.Writer, run Run) error {
 	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "### payability %s: %s\n\n", mdCell(run.Op), run.Overall())
+	fmt.Fprintf(bw, "### payability%s: %s\n\n", mdHeading(run.Op), run.Overall())
 	fmt.Fprintln(bw, "| endpoint | overall | outcome | errors | warnings | notes |")
 	fmt.Fprintln(bw, "| --- | --- | --- | ---: | ---: | ---: |")
 	for _, r := range run.Results {
 		e, wn, n := r.Counts()
-		fmt.Fprintf(bw, "| %s | %s %s | %s | %d | %d | %d |\n", mdCell(r.URL), mark(r.Overall()), r.Overall(), mdCell(r.Outcome), e, wn, n)
+		fmt.Fprintf(bw, "| %s | %s %s | %s | %d | %d | %d |\n", mdCode(r.URL), mark(r.Overall()), r.Overall(), mdCode(r.Outcome), e, wn, n)
 	}
 	any := false
 	rows, more := 0, 0
@@ -40,7 +40,7 @@ func Markdown(w io.Writer, run Run) error {
 				fmt.Fprintln(bw, "| --- | --- | --- | --- | --- |")
 				any = true
 			}
-			fmt.Fprintf(bw, "| %s | %s | %s | %s | %s |\n", mdCell(r.URL), f.Level, mdCell(f.Rule), mdCell(f.Field), mdCell(f.Message))
+			fmt.Fprintf(bw, "| %s | %s | %s | %s | %s |\n", mdCode(r.URL), f.Level, mdCode(f.Rule), mdCode(f.Field), mdCode(f.Message))
 		}
 	}
 	if more > 0 {
@@ -63,10 +63,14 @@ func mark(o Overall) string {
 	return "✅"
 }
 
-var mdEscaper = strings.NewReplacer(
-	`\`, `\\`, "|", `\|`, "<", "&lt;", ">", "&gt;", "&", "&amp;",
-	"\r\n", " ", "\r", " ", "\n", " ",
-)
-
-// mdCell escapes a string for one table cell.
-func mdCell(s string) string { return mdEscaper.Replace(s) }
+// mdHeading is the op in the heading: a published op as it is, anything
+// else as a code span.
+func mdHeading(op string) string {
+	switch {
+	case op == "":
+		return ""
+	case knownOp(op):
+		return " " + op
+	}
+	return " " + mdCode(op)
+}

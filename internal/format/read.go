@@ -156,10 +156,21 @@ func scanHeader(raw json.RawMessage) (string, bool) {
 			Op string `json:"op"`
 		} `json:"header"`
 	}
-	if json.Unmarshal(raw, &h) != nil || h.Header == nil || h.Header.Op == "" {
+	if json.Unmarshal(raw, &h) != nil || h.Header == nil || !knownOp(h.Header.Op) {
 		return "", false
 	}
 	return h.Header.Op, true
+}
+
+// knownOp reports whether op is one of payability's ops (a header naming
+// another is not a scan's header, so an input cannot name the op every
+// format prints).
+func knownOp(op string) bool {
+	switch op {
+	case ops.OpCheck, ops.OpMemo, ops.OpProbe, ops.OpLint, ops.OpPreflight:
+		return true
+	}
+	return false
 }
 
 func readValue(raw json.RawMessage) (op string, res Result, line int, reason string) {

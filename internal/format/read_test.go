@@ -89,6 +89,7 @@ func TestReadReportsRefuses(t *testing.T) {
 		{"second not JSON", check + "\n{" + canary, 2, ReadNotJSON},
 		{"an array", `["` + canary + `"]`, 1, ReadNotAReport},
 		{"unknown op", `{"op":"` + canary + `"}`, 1, ReadNotAReport},
+		{"a header naming no op of payability", `{"header":{"op":"` + canary + `"}}`, 1, ReadNotAReport},
 		{"unknown state", strings.Replace(check, `"state":"POPULATED"`, `"state":"`+canary+`"`, 1), 1, ReadUnknownState},
 		{"unknown grade", strings.Replace(marshal(t, probeReport(func(*verdict.ProbeResult) {})), `"grade":"PRESENT-FAIL-CLOSED"`, `"grade":"`+canary+`"`, 1), 1, ReadUnknownState},
 		{"unknown reason", strings.Replace(marshal(t, ops.NewPreflightReport(testURL, testEnd, preflight.Result{Decision: preflight.Hold, Reasons: []preflight.Reason{preflight.ReasonMethodOpen}})), `"method_open"`, `"`+canary+`"`, 1), 1, ReadUnknownState},

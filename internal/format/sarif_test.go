@@ -96,6 +96,12 @@ type sarifDoc struct {
 			RuleID    string `json:"ruleId"`
 			RuleIndex int    `json:"ruleIndex"`
 			Level     string `json:"level"`
+			Message   struct {
+				Text string `json:"text"`
+			} `json:"message"`
+			Properties struct {
+				Endpoint string `json:"endpoint"`
+			} `json:"properties"`
 			Locations []struct {
 				PhysicalLocation *struct {
 					ArtifactLocation struct {
@@ -158,12 +164,11 @@ func TestSARIFValidatesAgainstTheSchema(t *testing.T) {
 				switch {
 				case len(res.Locations) != 1:
 					t.Errorf("result %d: %d locations", i, len(res.Locations))
-				case urls[i] == "not a url":
-					if res.Locations[0].PhysicalLocation != nil {
-						t.Errorf("result %d: an unparseable URL as the artifact location", i)
-					}
-				case res.Locations[0].PhysicalLocation == nil || res.Locations[0].PhysicalLocation.ArtifactLocation.URI != urls[i]:
-					t.Errorf("result %d: location %+v, want %s", i, res.Locations[0], urls[i])
+				case res.Locations[0].PhysicalLocation == nil || res.Locations[0].PhysicalLocation.ArtifactLocation.URI != run.Artifact.URI():
+					t.Errorf("result %d: location %+v, want the artifact %s", i, res.Locations[0], run.Artifact.URI())
+				}
+				if res.Properties.Endpoint != urls[i] || !strings.HasPrefix(res.Message.Text, sarifMessage(urls[i])+" ") {
+					t.Errorf("result %d: endpoint %q, message %q, want %s in both", i, res.Properties.Endpoint, res.Message.Text, urls[i])
 				}
 			}
 		})

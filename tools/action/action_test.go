@@ -101,6 +101,10 @@ func freeSite(t *testing.T) string {
 	return srv.URL + "/free"
 }
 
+// workflowPath is the workflow file the fake runner names: the file whose
+// urls input lists the URLs, so SARIF locates the results there.
+const workflowPath = ".github/workflows/payability.yml"
+
 type runResult struct {
 	code    int
 	stdout  string
@@ -125,6 +129,8 @@ func runAction(t *testing.T, inputs map[string]string) runResult {
 		"GITHUB_OUTPUT=" + outFile,
 		"GITHUB_STEP_SUMMARY=" + sumFile,
 		"RUNNER_TEMP=" + dir,
+		"GITHUB_REPOSITORY=acme/shop",
+		"GITHUB_WORKFLOW_REF=acme/shop/" + workflowPath + "@refs/heads/main",
 	}
 	for k, v := range inputs {
 		cmd.Env = append(cmd.Env, "INPUT_"+strings.ToUpper(strings.ReplaceAll(k, "-", "_"))+"="+v)
@@ -197,7 +203,7 @@ func TestActionCheckScan(t *testing.T) {
 			t.Errorf("annotation %d: %q, want prefix %q", i, lines[i], w)
 		}
 	}
-	for _, s := range []string{"### payability check: fail", "| " + good + " | ✅ pass | POPULATED |", "| " + bad + " | ❌ fail | NOT-A-402 |"} {
+	for _, s := range []string{"### payability check: fail", "| `" + good + "` | ✅ pass | `POPULATED` |", "| `" + bad + "` | ❌ fail | `NOT-A-402` |"} {
 		if !strings.Contains(r.summary, s) {
 			t.Errorf("summary lacks %q:\n%s", s, r.summary)
 		}
@@ -206,12 +212,24 @@ func TestActionCheckScan(t *testing.T) {
 		Version string `json:"version"`
 		Runs    []struct {
 			Results []struct {
-				RuleID string `json:"ruleId"`
+				RuleID    string `json:"ruleId"`
+				Locations []struct {
+					PhysicalLocation struct {
+						ArtifactLocation struct {
+							URI string `json:"uri"`
+						} `json:"artifactLocation"`
+					} `json:"physicalLocation"`
+				} `json:"locations"`
 			} `json:"results"`
 		} `json:"runs"`
 	}
 	if err := json.Unmarshal([]byte(readFile(t, r.outputs["sarif"])), &sarif); err != nil || sarif.Version != "2.1.0" || len(sarif.Runs) != 1 || len(sarif.Runs[0].Results) != 2 {
-		t.Errorf("sarif: %v %+v", err, sarif)
+		t.Fatalf("sarif: %v %+v", err, sarif)
+	}
+	for _, res := range sarif.Runs[0].Results {
+		if uri := res.Locations[0].PhysicalLocation.ArtifactLocation.URI; uri != workflowPath {
+			t.Errorf("a result located at %q, want the workflow file %s", uri, workflowPath)
+		}
 	}
 	var junit format.JUnitSuites
 	if err := xml.Unmarshal([]byte(readFile(t, r.outputs["junit"])), &junit); err != nil || len(junit.Suites) != 2 || junit.Suites[0].Name != good {
@@ -327,5 +345,24 @@ func TestActionYAMLMatchesTheScript(t *testing.T) {
 	}
 	if strings.Contains(yml, "${{ inputs.urls }}\"") || regexp.MustCompile(`run: .*\$\{\{ inputs\.`).MatchString(yml) {
 		t.Error("an input is expanded into a shell command line (use env)")
+	}
+}
+
+// TestActionSummaryIsInert: a URL carrying Markdown, an image and HTML (as a
+// third-party list may) reaches the job summary as one code span and the
+// annotations as one line each.
+func TestActionSummaryIsInert(t *testing.T) {
+	bad := freeSite(t) + "/](http://evil)![a](http://evil/i.png)<img src=x>"
+	r := runAction(t, map[string]string{"urls": bad, "op": "check", "fail-on": "never", "allow-private": "true"})
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stdout)
+	}
+	if !strings.Contains(r.summary, "| `"+bad+"` |") || strings.Contains(strings.ReplaceAll(r.summary, "`"+bad+"`", ""), "![a]") {
+		t.Errorf("summary:\n%s", r.summary)
+	}
+	for _, l := range strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n") {
+		if !strings.HasPrefix(l, "::error title=") || strings.ContainsAny(l, "\r\x00\x1b") {
+			t.Errorf("annotation %q", l)
+		}
 	}
 }

@@ -94,7 +94,22 @@ case "$mode" in
     ;;
 esac
 
-payability render --fail-on "$fail_on" \
+# SARIF locates every result in the repository file that lists the URLs:
+# the workflow file whose `urls` input names them (GITHUB_WORKFLOW_REF is
+# owner/repo/PATH@ref), at the line naming each URL when the checkout has
+# it; render's placeholder (.payability/endpoints) when the workflow is not
+# this repository's.
+artifact=""
+workflow_ref="${GITHUB_WORKFLOW_REF:-}"
+repo="${GITHUB_REPOSITORY:-}"
+if [ -n "$repo" ] && [ "${workflow_ref#"$repo"/}" != "$workflow_ref" ]; then
+  artifact="${workflow_ref#"$repo"/}"
+  artifact="${artifact%%@*}"
+fi
+artifact_args=()
+[ -n "$artifact" ] && artifact_args=(--artifact "$artifact")
+
+payability render --fail-on "$fail_on" "${artifact_args[@]}" \
   --format github \
   --format sarif="$sarif" --format junit="$junit" --format markdown="$summary" --format overall="$overall_file" \
   "$report"
