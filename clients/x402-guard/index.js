@@ -3,7 +3,7 @@
 // client creates a payment it obtains a preflight decision for the resource,
 // binds it to the exact entry being signed by terms_sha256, and aborts on
 // STOP, on HOLD (unless allowed), on a mismatch, and on no decision in time.
-import { GuardError, isReason } from "./lib/record.js";
+import { DECISIONS, GuardError, isReason } from "./lib/record.js";
 import { localSource } from "./lib/local.js";
 import { monitorSource } from "./lib/monitor.js";
 import { networkCAIP2, resourceURL, termsSha256 } from "./lib/terms.js";
@@ -162,6 +162,10 @@ export function createGuard(options = {}) {
       if (e?.record !== undefined) event.record = e.record;
       return done(reason === "preflight_unavailable" && options.failOpen === true, reason);
     }
+    // A custom source's answer of the wrong shape is no decision.
+    if (!d || typeof d !== "object" || !DECISIONS.includes(d.decision) || !Array.isArray(d.reasons) || !d.reasons.every(isReason)) {
+      return done(options.failOpen === true, "preflight_unavailable");
+    }
     Object.assign(event, { decision: d.decision, reasons: d.reasons, revision: d.revision ?? null, record: d.record ?? null });
     if (d.decision === "STOP") return done(false, `preflight_stop:${d.reasons[0] ?? "unknown"}`);
     // The entry being signed must be the entry that was checked.
@@ -170,8 +174,7 @@ export function createGuard(options = {}) {
       const allowed = options.allowHold === true || (d.reasons.length > 0 && d.reasons.every((r) => allowReasons.has(r)));
       return done(allowed, allowed ? null : `preflight_hold:${d.reasons[0] ?? "unknown"}`);
     }
-    if (d.decision === "GO") return done(true, null);
-    return done(false, "preflight_unavailable");
+    return done(true, null); // GO
   }
 
   async function hook(ctx) {
