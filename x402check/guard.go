@@ -141,4 +141,3 @@ func (g *Guard) Checked(url string) (termsSHA256 string, ok bool) {
 	t, ok := g.checked[url]
 	return t, ok
 }
-

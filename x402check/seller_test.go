@@ -3,6 +3,7 @@ package x402check_test
 import (
 	"encoding/base64"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -13,7 +14,10 @@ import (
 // request that carries a payment header.
 type seller struct {
 	failOpen bool
+	headOpen bool // HEAD is served unpaid (HOLD method_open)
+	post     bool // the route is POST
 	payTo    string
+	bodies   []string // the bodies of the POSTs it received
 
 	mu       sync.Mutex
 	srv      *httptest.Server
@@ -30,8 +34,22 @@ func (s *seller) URL() string { return s.srv.URL + "/weather" }
 func (s *seller) Close()      { s.srv.Close() }
 
 func (s *seller) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.URL.Path != "/weather" || (r.Method != http.MethodGet && r.Method != http.MethodHead) {
+	gated := http.MethodGet
+	if s.post {
+		gated = http.MethodPost
+	}
+	if r.Method == http.MethodPost {
+		b, _ := io.ReadAll(r.Body)
+		s.mu.Lock()
+		s.bodies = append(s.bodies, string(b))
+		s.mu.Unlock()
+	}
+	if r.URL.Path != "/weather" || (r.Method != gated && r.Method != http.MethodHead) {
 		w.WriteHeader(http.StatusMethodNotAllowed)
+		return
+	}
+	if r.Method == http.MethodHead && s.headOpen {
+		w.WriteHeader(http.StatusOK)
 		return
 	}
 	w.Header().Set("Cache-Control", "no-store")
