@@ -1,6 +1,7 @@
 // Type declarations of @payability/x402-guard (hand-written; the package is
 // plain ESM JavaScript with no build step).
-import type { x402Client } from "@x402/core/client";
+// Structural: any @x402/core x402Client (2.11 and later) fits, whichever
+// copy of @x402/core it comes from.
 
 /** A preflight decision. */
 export type Decision = "GO" | "HOLD" | "STOP";
@@ -114,8 +115,13 @@ export interface Guard {
   clear(): void;
 }
 
+/** What guard() needs of a client: @x402/core's x402Client has it. */
+export interface HookableClient {
+  onBeforePaymentCreation(hook: (ctx: PaymentCreationContextLike) => Promise<void | { abort: true; reason: string }>): unknown;
+}
+
 /** Registers the guard on an x402Client and returns the client. */
-export function guard<T extends Pick<x402Client, "onBeforePaymentCreation">>(client: T, options?: GuardOptions): T;
+export function guard<T extends HookableClient>(client: T, options?: GuardOptions): T;
 export function createGuard(options?: GuardOptions): Guard;
 /** The guard's reason in an error an x402 client threw; null when it is not the guard's. */
 export function abortReason(err: unknown): AbortReason | null;
