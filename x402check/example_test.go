@@ -72,3 +72,31 @@ func ExampleRequirementsHash() {
 	fmt.Println(h == rec.TermsSHA256)
 	// Output: true
 }
+
+// The terms hash of every entry of a challenge, as `payability terms-hash`
+// prints it: here a v1 body.
+func ExampleTermsHash() {
+	body := []byte(`{"x402Version":1,"accepts":[{"scheme":"exact","network":"base","maxAmountRequired":"10000",
+		"resource":"https://api.example.com/weather","asset":"0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913",
+		"payTo":"0x5eed5eed5eed5eed5eed5eed5eed5eed5eed5eed","maxTimeoutSeconds":60},{"scheme":"exact","network":"base"}]}`)
+	hs, _ := x402check.TermsHash(body)
+	for _, h := range hs {
+		fmt.Println(h.Leg, h.Index, h.Network, len(h.TermsSHA256))
+	}
+	// Output:
+	// body 0 base 64
+	// body 1 base 0
+}
+
+// Lint of an honest seller: it conforms.
+func ExampleLint() {
+	s := newSeller(false)
+	defer s.Close()
+	rep, err := x402check.Lint(context.Background(), s.URL(), x402check.Options{AllowPrivate: true})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(rep.Status, rep.Conforms)
+	// Output: 402 true
+}

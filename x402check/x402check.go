@@ -233,7 +233,7 @@ type EntryHash struct {
 	Index       int    `json:"index"`
 	X402Version int    `json:"x402_version"`
 	Scheme      string `json:"scheme"`
-	Network     string `json:"network"`
+	Network     string `json:"network"` // as the entry states it (a v1 name stays a v1 name)
 	// TermsSHA256 is "" when the entry's terms are incomplete.
 	TermsSHA256 string `json:"terms_sha256"`
 }
