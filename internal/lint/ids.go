@@ -50,7 +50,6 @@ const (
 
 	ruleEVMTransferMethodUnknown = "evm_transfer_method_unknown"
 	ruleEVMDomainRequired        = "evm_domain_required"
-	ruleEVMDomainExpected        = "evm_domain_expected"
 
 	ruleUptoExtraMissing        = "upto_extra_missing"
 	ruleUptoWithdrawDelay       = "upto_withdraw_delay_invalid"
@@ -123,8 +122,7 @@ var messages = map[string]string{
 	ruleSVMMemoTooLong:   "extra.memo is over 256 bytes",
 
 	ruleEVMTransferMethodUnknown: "extra.assetTransferMethod is not eip3009, permit2 or erc7710",
-	ruleEVMDomainRequired:        "assetTransferMethod eip3009 needs the token's EIP-712 domain name and version in extra",
-	ruleEVMDomainExpected:        "no EIP-712 domain field in extra and no assetTransferMethod: clients fall back to permit2, which needs an allowance",
+	ruleEVMDomainRequired:        "no EIP-712 domain name or version in extra: clients sign eip3009 (named, or the default with no assetTransferMethod) and cannot without it; a token without EIP-3009 names assetTransferMethod permit2",
 
 	ruleUptoExtraMissing:        "a field the upto scheme requires in extra for this network is missing",
 	ruleUptoWithdrawDelay:       "extra.withdrawDelay is not an integer greater than zero",

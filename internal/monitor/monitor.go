@@ -81,7 +81,7 @@ func (m *Monitor) Check(ctx context.Context, id, op string, slot int64) (store.O
 	end := m.now()
 	rec := store.Observation{
 		Endpoint: id, Op: op, Slot: slot, At: end, Passing: o.Passing, State: o.State,
-		Reasons: o.Reasons, DurationMS: max(end.Sub(start).Milliseconds(), 0), TermsSHA256: o.TermsSHA256,
+		Reasons: o.Reasons, DurationMS: max(end.Sub(start).Milliseconds(), 0), TermsSHA256: o.TermsSHA256, Network: o.Network,
 	}
 	added, err := m.History.AddObservation(ctx, rec)
 	if err != nil {

@@ -23,6 +23,9 @@ type Observation struct {
 	Reasons []string
 	// TermsSHA256 is preflight's hash of the live terms.
 	TermsSHA256 string
+	// Network is the CAIP-2 network of the entry preflight selected (the
+	// entry TermsSHA256 hashes); empty when none was selected.
+	Network string
 }
 
 // Observer runs one op on one endpoint. A broken target is an observation;
@@ -114,7 +117,8 @@ func LintObservation(conforms bool, findings []lint.Finding) Observation {
 }
 
 // PreflightObservation: passing when GO; the state is the decision, the
-// reasons its reason codes, and the terms hash is kept.
+// reasons its reason codes; the terms hash and the selected entry's network
+// are kept.
 func PreflightObservation(r preflight.Result) Observation {
 	o := Observation{Passing: r.Decision == preflight.Go, State: string(r.Decision)}
 	for _, reason := range r.Reasons {
@@ -123,6 +127,9 @@ func PreflightObservation(r preflight.Result) Observation {
 	o.Reasons = capReasons(o.Reasons)
 	if r.TermsSHA256 != nil {
 		o.TermsSHA256 = *r.TermsSHA256
+	}
+	if r.SelectedEntry != nil && lint.IsCAIP2(r.SelectedEntry.Network) {
+		o.Network = r.SelectedEntry.Network
 	}
 	return o
 }

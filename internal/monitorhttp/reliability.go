@@ -21,8 +21,9 @@ const NotMeasuredPaidDelivery = "paid_delivery"
 
 // Record is the signed reliability record of one endpoint: what a CORTX
 // consumer needs (status, endpoint_url, last_verified_at, active_incident)
-// plus payability's binding (network, terms_sha256), never the payee, asset
-// or amount. A figure that was not observed is absent or null, never made
+// plus payability's binding (terms_sha256 and network, the CAIP-2 network of
+// the entry the latest preflight selected and hashed), never the payee,
+// asset or amount. A figure that was not observed is absent or null, never made
 // up: paid delivery is listed in not_measured.
 type Record struct {
 	Source      string `json:"source"`
@@ -60,10 +61,6 @@ func RecordOf(m *monitor.Monitor, e monitor.Endpoint, latest map[string]store.Ob
 	if n, err := reliability.Normalize(e.URL); err == nil {
 		r.EndpointURL = n
 	}
-	if e.Network != "" {
-		n := e.Network
-		r.Network = &n
-	}
 	src := monitor.StatusSource(e)
 	if o, ok := latest[src]; ok && src != "" {
 		s := criteria.Timestamp(o.At)
@@ -78,9 +75,19 @@ func RecordOf(m *monitor.Monitor, e monitor.Endpoint, latest map[string]store.Ob
 			r.ActiveIncident = &RecordIncident{Severity: "critical", FailureStage: in.FailureStage, OpenedAt: criteria.Timestamp(in.OpenedAt)}
 		}
 	}
-	if o, ok := latest["preflight"]; ok && o.TermsSHA256 != "" {
-		h := o.TermsSHA256
-		r.TermsSHA256 = &h
+	// The binding comes from the latest preflight: its terms hash and the
+	// CAIP-2 network of the entry it selected (the entry the hash is of),
+	// null when it selected none. The configured network only filters the
+	// selection.
+	if o, ok := latest["preflight"]; ok {
+		if o.TermsSHA256 != "" {
+			h := o.TermsSHA256
+			r.TermsSHA256 = &h
+		}
+		if o.Network != "" {
+			n := o.Network
+			r.Network = &n
+		}
 	}
 	var pct *float64
 	r.Checks30d, pct = monitor.Share(days)

@@ -43,6 +43,11 @@ func TestReliabilityRecord(t *testing.T) {
 	if r["endpoint_url"] != s.URL+"/paid" {
 		t.Errorf("endpoint_url %v", r["endpoint_url"])
 	}
+	// No network is configured: the record names the CAIP-2 network of the
+	// entry the preflight selected, the one its terms_sha256 hashes.
+	if r["network"] != "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp" || r["terms_sha256"] == nil {
+		t.Errorf("network %v, terms_sha256 %v: want the selected entry's", r["network"], r["terms_sha256"])
+	}
 	h.advance(time.Minute)
 	s.broken.Store(true)
 	first := h.check("pf", "preflight")
@@ -53,8 +58,8 @@ func TestReliabilityRecord(t *testing.T) {
 	if r["status"] != "critical" || in == nil || in["severity"] != "critical" || in["failure_stage"] != "not_402" || in["opened_at"] != criteria.Timestamp(first.At) {
 		t.Errorf("critical record %v", r)
 	}
-	if r["terms_sha256"] != nil {
-		t.Errorf("a STOP with no terms still carries a hash: %v", r["terms_sha256"])
+	if r["terms_sha256"] != nil || r["network"] != nil {
+		t.Errorf("a STOP with no entry selected still carries a hash or network: %v %v", r["terms_sha256"], r["network"])
 	}
 	if r["passing_percent_30d"] != "33.3" || r["checks_30d"] != float64(3) {
 		t.Errorf("30 days: %v of %v", r["passing_percent_30d"], r["checks_30d"])

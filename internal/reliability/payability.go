@@ -315,7 +315,7 @@ func BindPayability(r PayabilityRecord, intended string, c capture.Capture, now 
 		add(StageChallenge, FieldTermsSHA256, CodeNot402)
 	default:
 		for _, h := range preflight.HashEntries(lint.Decode(c)) {
-			if h.TermsSHA256 != nil && *h.TermsSHA256 == r.TermsSHA256 && (r.Network == "" || h.Network == r.Network) {
+			if h.TermsSHA256 != nil && *h.TermsSHA256 == r.TermsSHA256 && (r.Network == "" || caip2(h.Network) == r.Network) {
 				h := h
 				bound = &h
 				break
@@ -405,4 +405,14 @@ func RenderPayability(w io.Writer, r PayabilityResult) error {
 	}
 	p("Advisory: %s\n", AdvisoryNote)
 	return bw.Flush()
+}
+
+// caip2 is an entry's network as a CAIP-2 id: a v1 entry states a legacy
+// name (base), which the record, naming the CAIP-2 network of the entry its
+// hash is of, spells eip155:8453.
+func caip2(network string) string {
+	if id, ok := lint.NetworkCAIP2(network); ok {
+		return id
+	}
+	return network
 }

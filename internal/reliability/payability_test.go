@@ -160,3 +160,21 @@ func TestCheckPayabilityNotFoundAndNoJWKS(t *testing.T) {
 		t.Errorf("JWKSURL %s", got)
 	}
 }
+
+// TestBindPayabilityV1EntryByCAIP2: the record names the CAIP-2 network of
+// the entry its hash is of; a v1 entry states the legacy name (base), and it
+// binds under eip155:8453, not under another chain (issue 20).
+func TestBindPayabilityV1EntryByCAIP2(t *testing.T) {
+	body := `{"x402Version":1,"accepts":[{"scheme":"exact","network":"base","maxAmountRequired":"1000","resource":"` + pfIntended +
+		`","description":"d","mimeType":"application/json","asset":"0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913","payTo":"0x209693Bc6afc0C5328bA36FaF03C514EF312287C","maxTimeoutSeconds":60,"extra":{"name":"USD Coin","version":"2"}}]}`
+	live := capture.Capture{Outcome: capture.OK, Status: 402, Body: []byte(body)}
+	terms := termsOf(t, live)
+	now := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
+	for network, binds := range map[string]bool{"eip155:8453": true, "": true, "eip155:84532": false, "base": false} {
+		r := PayabilityRecord{EndpointURL: pfIntended, TermsSHA256: terms, Network: network, LastVerifiedAt: now}
+		bound, fs := BindPayability(r, pfIntended, live, now)
+		if (bound != nil) != binds || (len(fs) == 0) != binds {
+			t.Errorf("network %q: bound %+v, findings %+v; want bound %v", network, bound, fs, binds)
+		}
+	}
+}

@@ -78,18 +78,7 @@ func TestCustodyCanary(t *testing.T) {
 		searched = append(searched, reportsWithoutURL(a, seller.URL))
 	}
 	searched = append(searched, h.logs.String())
-	h.store.Close() // flush; the -wal file is searched as well
-	files, _ := filepath.Glob(h.dbPath + "*")
-	if len(files) == 0 {
-		t.Fatal("no database files to search")
-	}
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		searched = append(searched, string(b))
-	}
+	searched = append(searched, h.databaseFiles()...)
 	for _, s := range searched {
 		for _, n := range needles {
 			if strings.Contains(s, n) {
@@ -103,4 +92,24 @@ func TestCustodyCanary(t *testing.T) {
 // (the criteria allow it), before the search.
 func reportsWithoutURL(s, base string) string {
 	return strings.ReplaceAll(s, base, "<called-url>")
+}
+
+// databaseFiles closes the store (a flush) and returns the contents of its
+// files, the -wal file included, for a custody search.
+func (h *harness) databaseFiles() []string {
+	h.t.Helper()
+	h.store.Close()
+	files, _ := filepath.Glob(h.dbPath + "*")
+	if len(files) == 0 {
+		h.t.Fatal("no database files to search")
+	}
+	var out []string
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			h.t.Fatal(err)
+		}
+		out = append(out, string(b))
+	}
+	return out
 }

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
 )
 
@@ -59,6 +60,10 @@ type Observation struct {
 	// TermsSHA256 is the preflight's hash of the live terms (64 lowercase
 	// hex digits), empty for the other ops.
 	TermsSHA256 string
+	// Network is the CAIP-2 network of the entry the preflight selected
+	// (the entry TermsSHA256 hashes), empty for the other ops and when no
+	// entry was selected.
+	Network string
 }
 
 // Limits of an observation's closed-form fields.
@@ -132,8 +137,29 @@ func (o Observation) Validate() error {
 			return ErrInvalidObservation
 		}
 	}
-	if o.TermsSHA256 != "" && !IsDigest(o.TermsSHA256) {
+	if o.TermsSHA256 != "" && !IsDigest(o.TermsSHA256) || o.Network != "" && !validCAIP2(o.Network) {
 		return ErrInvalidObservation
 	}
 	return nil
+}
+
+// validCAIP2 reports whether s is a CAIP-2 chain id: a namespace of 3 to 8
+// lower-case letters, digits or hyphens, a colon, and a reference of 1 to 32
+// letters, digits, hyphens or underscores.
+func validCAIP2(s string) bool {
+	ns, ref, ok := strings.Cut(s, ":")
+	if !ok || len(ns) < 3 || len(ns) > 8 || len(ref) < 1 || len(ref) > 32 {
+		return false
+	}
+	for _, c := range []byte(ns) {
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	for _, c := range []byte(ref) {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
 }

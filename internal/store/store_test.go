@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -101,6 +102,32 @@ func TestRefundValidate(t *testing.T) {
 		mutate(&r)
 		if err := r.Validate(); !errors.Is(err, store.ErrInvalidRefund) {
 			t.Errorf("%s: %v, want ErrInvalidRefund", name, err)
+		}
+	}
+}
+
+// TestObservationNetwork: an observation's network is empty or a CAIP-2
+// chain id (lint's grammar), at its edges.
+func TestObservationNetwork(t *testing.T) {
+	for n, want := range map[string]bool{
+		"":            true,
+		"eip155:8453": true,
+		"solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp": true,
+		"abc:1":                             true,
+		"ab:1":                              false, // namespace under 3
+		"abcdefgh:1":                        true,  // namespace 8
+		"abcdefghi:1":                       false, // namespace 9
+		"eip155:":                           false,
+		"eip155:" + strings.Repeat("1", 32): true, // 41 characters, the column's cap
+		"eip155:" + strings.Repeat("1", 33): false,
+		"EIP155:1":                          false,
+		"base":                              false, // a v1 name is not CAIP-2
+		"eip155:84 53":                      false,
+		"eip155:1:2":                        false,
+	} {
+		o := store.Observation{Endpoint: "e", Op: "preflight", At: time.Unix(1, 0), State: "GO", Network: n}
+		if got := o.Validate() == nil; got != want {
+			t.Errorf("network %q: valid %v, want %v", n, got, want)
 		}
 	}
 }

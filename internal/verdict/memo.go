@@ -49,10 +49,52 @@ type FetchFactors struct {
 	HeaderMemoPresent *bool `json:"header_memo_present"`
 }
 
-// LegNames is one fetch's census: field NAMES only, per leg (R24).
+// LegNames is one fetch's census, per leg (R24): nil (JSON null) for a leg
+// that could not be read.
 type LegNames struct {
-	Body   []string `json:"body"`
-	Header []string `json:"header"`
+	Body   *LegCensus `json:"body"`
+	Header *LegCensus `json:"header"`
+}
+
+// LegCensus is one leg's census, closed-form (R24, issue 20): the listed
+// field names the leg's accepts[0] and accepts[0].extra carry, sorted in
+// byte order, and the count of the other names. A name the seller chose is
+// never reported, only counted: every string here is one of CensusNames.
+type LegCensus struct {
+	Names    []string `json:"names"`
+	Unlisted int      `json:"unlisted"`
+}
+
+// CensusNames are the field names the census reports by name (R24): the
+// accepts entry fields of x402 v1 and v2 (PaymentRequirements), the extra
+// fields the exact and upto schemes define on EVM and Solana, and the
+// criteria's own extra.usdc_token_account. Every other name is unlisted.
+var CensusNames = map[string]bool{
+	// accepts[0] (x402-specification-v1.md, -v2.md: PaymentRequirements)
+	"scheme": true, "network": true, "amount": true, "maxAmountRequired": true, "asset": true,
+	"payTo": true, "resource": true, "description": true, "mimeType": true, "outputSchema": true,
+	"maxTimeoutSeconds": true, "extra": true,
+	// extra (scheme_exact_evm.md, scheme_exact_svm.md, scheme_upto_evm.md,
+	// scheme_upto_svm.md; the criteria's field_rule)
+	"name": true, "version": true, "assetTransferMethod": true, "feePayer": true, "memo": true,
+	"facilitatorAddress": true, "receiverAuthorizer": true, "withdrawDelay": true, "tokenProgram": true,
+	"usdc_token_account": true,
+}
+
+// legCensus classifies a leg's sorted key names: nil stays nil (not read).
+func legCensus(names []string) *LegCensus {
+	if names == nil {
+		return nil
+	}
+	c := &LegCensus{Names: []string{}}
+	for _, n := range names {
+		if CensusNames[n] {
+			c.Names = append(c.Names, n)
+		} else {
+			c.Unlisted++
+		}
+	}
+	return c
 }
 
 // Census is the correlation-field census of both fetches.
@@ -254,12 +296,12 @@ func Memo(first, second capture.Capture) MemoResult {
 	if m.f1.read {
 		r.Factors.BodyMemoFormatFetch1 = ptr(MemoFormat(m.f1.body.Memo))
 		r.Factors.HeaderMemoFormatFetch1 = ptr(MemoFormat(m.f1.header.Memo))
-		r.Factors.CorrelationCensus.Fetch1 = LegNames{Body: m.f1.body.Census, Header: m.f1.header.Census}
+		r.Factors.CorrelationCensus.Fetch1 = LegNames{Body: legCensus(m.f1.body.Census), Header: legCensus(m.f1.header.Census)}
 	}
 	if m.f2.read {
 		r.Factors.BodyMemoFormatFetch2 = ptr(MemoFormat(m.f2.body.Memo))
 		r.Factors.HeaderMemoFormatFetch2 = ptr(MemoFormat(m.f2.header.Memo))
-		r.Factors.CorrelationCensus.Fetch2 = LegNames{Body: m.f2.body.Census, Header: m.f2.header.Census}
+		r.Factors.CorrelationCensus.Fetch2 = LegNames{Body: legCensus(m.f2.body.Census), Header: legCensus(m.f2.header.Census)}
 	}
 	return r
 }

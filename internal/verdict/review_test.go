@@ -376,8 +376,10 @@ func TestReviewMemoCensusHandDerived(t *testing.T) {
 	b := rvCap(402, nil, `{"accepts":[{"\u00e9":1,"e":2,"extra":{"E":3}}],"memo":"pv-aaaa-0002"}`)
 	r := Memo(a, b)
 	c := r.Factors.CorrelationCensus
-	got := fmt.Sprintf("%q %q %q %v", c.Fetch1.Body, c.Fetch1.Header, c.Fetch2.Body, c.Fetch2.Header == nil)
-	want := `["extra" "n" "payTo"] ["Zeta" "extra" "memo"] ["E" "e" "extra" "é"] true`
+	// R24 (issue 20): listed names by name, every other name only counted.
+	leg := func(l *LegCensus) string { return fmt.Sprintf("%q+%d", l.Names, l.Unlisted) }
+	got := fmt.Sprintf("%s %s %s %v", leg(c.Fetch1.Body), leg(c.Fetch1.Header), leg(c.Fetch2.Body), c.Fetch2.Header == nil)
+	want := `["extra" "payTo"]+1 ["extra" "memo"]+1 ["extra"]+3 true`
 	if got != want {
 		t.Errorf("census\n got %s\nwant %s", got, want)
 	}

@@ -1,5 +1,7 @@
 package main
 
+import "strings"
+
 // memoCases builds the synthetic memo-op cases: every state and completion
 // rule, every format and freshness class, the census, and the per-fetch nulls.
 func memoCases(g *gen) {
@@ -70,6 +72,21 @@ func memoCases(g *gen) {
 		at(b2, "accepts.0").set("memo", memoB)
 		g.memo("memo-bound-census-byte-order", "R24: census names are sorted in byte order (upper case before lower case, non-ASCII last) and de-duplicated (memo in accepts[0] and in extra).", seller,
 			resp(402, fleetHeader(seller, memoA), b1), resp(402, fleetHeader(seller, memoB), b2))
+	}
+	{
+		// A 10 kB key name of the seller's choosing, in accepts[0] and in
+		// extra on both legs of both fetches: counted, never written out.
+		canary := "canary-" + strings.Repeat("K", 10<<10)
+		var cs [2]Capture
+		for i, m := range []string{memoA, memoB} {
+			b, h := fleetBody(seller, m), fleetHeader(seller, m)
+			for _, o := range []*O{b, h} {
+				at(o, "accepts.0").set(canary, 1)
+				at(o, "accepts.0.extra").set(canary, 2).set("nonce", "n1")
+			}
+			cs[i] = resp(402, h, b)
+		}
+		g.memo("memo-bound-census-unlisted-canary", "R24 (issue 20): a 10 kB seller-chosen key name (in accepts[0] and extra, same name, one union) and nonce are unlisted: counted (2 per leg), never written out.", seller, cs[0], cs[1])
 	}
 	{
 		b1, h1 := fleetBody(seller, memoA), fleetHeader(seller, memoA)

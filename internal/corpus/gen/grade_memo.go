@@ -2,6 +2,7 @@ package main
 
 import (
 	"regexp"
+	"slices"
 	"sort"
 	"unicode/utf8"
 )
@@ -51,10 +52,18 @@ type Census struct {
 	Fetch2 LegCensus `json:"fetch2"`
 }
 
-// LegCensus: nil marshals as null (leg not read), empty as [] (R24).
+// LegCensus: nil marshals as null (leg not read) (R24).
 type LegCensus struct {
-	Body   []string `json:"body"`
-	Header []string `json:"header"`
+	Body   *LegNames `json:"body"`
+	Header *LegNames `json:"header"`
+}
+
+// LegNames is one leg's census under R24 (revised in issue 20): "names" are
+// the published field names the leg carries, in byte order; "unlisted"
+// counts every other distinct name, which is never written out.
+type LegNames struct {
+	Names    []string `json:"names"`
+	Unlisted int      `json:"unlisted"`
 }
 
 // memoFetch is what the memo op reads from one of its two fetches.
@@ -164,10 +173,21 @@ func prefixLen(s string) int {
 	return n
 }
 
+// publishedNames is R24's list of the names the census writes out: the
+// x402 PaymentRequirements fields (v1 and v2), the extra fields of the exact
+// and upto schemes on EVM and Solana, and the criteria's usdc_token_account.
+var publishedNames = []string{
+	"amount", "asset", "description", "extra", "maxAmountRequired", "maxTimeoutSeconds", "mimeType",
+	"network", "outputSchema", "payTo", "resource", "scheme",
+	"assetTransferMethod", "facilitatorAddress", "feePayer", "memo", "name", "receiverAuthorizer",
+	"tokenProgram", "usdc_token_account", "version", "withdrawDelay",
+}
+
 // census: "the sorted union of the accepts[0] top-level key names and the
-// accepts[0].extra key names". R24: byte order, de-duplicated; [] for a leg
+// accepts[0].extra key names". R24: byte order, de-duplicated; published
+// names are written, the others counted; names [] and unlisted 0 for a leg
 // read without an object accepts[0]; null for a leg that could not be read.
-func census(root map[string]any, a0 map[string]any) []string {
+func census(root map[string]any, a0 map[string]any) *LegNames {
 	if root == nil {
 		return nil
 	}
@@ -178,12 +198,16 @@ func census(root map[string]any, a0 map[string]any) []string {
 	for k := range extra(a0) {
 		set[k] = true
 	}
-	names := []string{}
+	out := &LegNames{Names: []string{}}
 	for k := range set {
-		names = append(names, k)
+		if slices.Contains(publishedNames, k) {
+			out.Names = append(out.Names, k)
+		} else {
+			out.Unlisted++
+		}
 	}
-	sort.Strings(names)
-	return names
+	sort.Strings(out.Names)
+	return out
 }
 
 func (f memoFetch) census() LegCensus {

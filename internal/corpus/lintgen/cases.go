@@ -223,7 +223,9 @@ var entryMutations = []entryMutation{
 		delete(x, "name")
 	}},
 	{id: "eip3009-complete", note: "eip3009 with the domain: conforms", families: []string{"evm"}, apply: func(e M, _ string) { e["extra"].(M)["assetTransferMethod"] = "eip3009" }},
-	{id: "no-method-no-domain", note: "no method and no domain: clients fall back to permit2", families: []string{"evm"}, apply: func(e M, _ string) { e["extra"] = M{} }},
+	{id: "no-method-no-domain", note: "no method and no domain: clients sign eip3009 by default and cannot (an error)", families: []string{"evm"}, apply: func(e M, _ string) { e["extra"] = M{} }},
+	{id: "no-method-no-version", note: "no method, extra.name but no extra.version: an error on extra.version only", families: []string{"evm"}, apply: func(e M, _ string) { delete(e["extra"].(M), "version") }},
+	{id: "no-method-empty-name", note: "no method, an empty extra.name: an error on extra.name only", families: []string{"evm"}, apply: func(e M, _ string) { e["extra"].(M)["name"] = "" }},
 	{id: "no-extra-evm", note: "no extra at all on EVM", families: []string{"evm"}, apply: func(e M, _ string) { delete(e, "extra") }},
 	{id: "permit2-no-domain", note: "permit2 needs no domain here: conforms", families: []string{"evm"}, apply: func(e M, _ string) { e["extra"] = M{"assetTransferMethod": "permit2"} }},
 	{id: "erc7710-no-domain", note: "erc7710 needs no domain: conforms", families: []string{"evm"}, apply: func(e M, _ string) { e["extra"] = M{"assetTransferMethod": "erc7710"} }},

@@ -611,18 +611,14 @@ func (j *judge) entry(l leg, i int) {
 			at("evm_transfer_method_unknown", "extra.assetTransferMethod")
 			break
 		}
-		var rule string
-		if !named {
-			rule = "evm_domain_expected"
-		} else if method == "eip3009" {
-			rule = "evm_domain_required"
-		}
-		if rule != "" {
+		// evm_domain_required: "with assetTransferMethod eip3009, or with
+		// none (clients then sign eip3009)".
+		if !named || method == "eip3009" {
 			if !nonEmpty("name") {
-				at(rule, "extra.name")
+				at("evm_domain_required", "extra.name")
 			}
 			if !nonEmpty("version") {
-				at(rule, "extra.version")
+				at("evm_domain_required", "extra.version")
 			}
 		}
 	case "upto/evm":

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -111,7 +112,7 @@ func testHistoryRoundTrip(t *testing.T, h store.History) {
 	want := store.Observation{
 		Endpoint: "seller.a", Op: "preflight", Slot: 1772441000, At: t0.Add(1234 * time.Millisecond),
 		Passing: false, State: "STOP", Reasons: []string{"PF-TERMS-CHANGED", "L-V2-001"},
-		DurationMS: 4321, TermsSHA256: digest("terms"),
+		DurationMS: 4321, TermsSHA256: digest("terms"), Network: "eip155:8453",
 	}
 	if !add(t, h, want) {
 		t.Fatal("first write not added")
@@ -122,7 +123,8 @@ func testHistoryRoundTrip(t *testing.T, h store.History) {
 	}
 	if g := got[0]; g.Endpoint != want.Endpoint || g.Op != want.Op || g.Slot != want.Slot ||
 		!g.At.Equal(want.At) || g.Passing != want.Passing || g.State != want.State ||
-		!slices.Equal(g.Reasons, want.Reasons) || g.DurationMS != want.DurationMS || g.TermsSHA256 != want.TermsSHA256 {
+		!slices.Equal(g.Reasons, want.Reasons) || g.DurationMS != want.DurationMS || g.TermsSHA256 != want.TermsSHA256 ||
+		g.Network != want.Network {
 		t.Errorf("got %+v, want %+v", g, want)
 	}
 	// No reasons come back as none.
@@ -223,6 +225,9 @@ func testHistoryInvalid(t *testing.T, h store.History) {
 		"fetched text reason": func(o *store.Observation) { o.Reasons = []string{"<html>"} },
 		"33 reasons":          func(o *store.Observation) { o.Reasons = make([]string, 33) },
 		"short terms hash":    func(o *store.Observation) { o.TermsSHA256 = "abc" },
+		"v1 network name":     func(o *store.Observation) { o.Network = "base" },
+		"network with space":  func(o *store.Observation) { o.Network = "eip155: 8453" },
+		"network 42 chars":    func(o *store.Observation) { o.Network = "eip155:" + strings.Repeat("1", 35) },
 		"negative duration":   func(o *store.Observation) { o.DurationMS = -1 },
 	} {
 		o := good

@@ -13,22 +13,22 @@ import (
 // slot) makes a second write of one slot a no-op on either database.
 
 const addObservationSQL = `
-INSERT INTO observations (endpoint, op, slot, at_ms, passing, state, reasons, duration_ms, terms_sha256)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+INSERT INTO observations (endpoint, op, slot, at_ms, passing, state, reasons, duration_ms, terms_sha256, network)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
 ON CONFLICT (endpoint, op, slot) DO NOTHING`
 
 // The newest limit rows at or after since, read newest first and reversed.
 const (
 	observationsSQL = `
-SELECT endpoint, op, slot, at_ms, passing, state, reasons, duration_ms, terms_sha256
+SELECT endpoint, op, slot, at_ms, passing, state, reasons, duration_ms, terms_sha256, network
 FROM observations WHERE endpoint = $1 AND op = $2 AND at_ms >= $3
 ORDER BY at_ms DESC, slot DESC LIMIT $4`
 	observationsAllOpsSQL = `
-SELECT endpoint, op, slot, at_ms, passing, state, reasons, duration_ms, terms_sha256
+SELECT endpoint, op, slot, at_ms, passing, state, reasons, duration_ms, terms_sha256, network
 FROM observations WHERE endpoint = $1 AND at_ms >= $2
 ORDER BY at_ms DESC, slot DESC, op DESC LIMIT $3`
 	latestObservationSQL = `
-SELECT endpoint, op, slot, at_ms, passing, state, reasons, duration_ms, terms_sha256
+SELECT endpoint, op, slot, at_ms, passing, state, reasons, duration_ms, terms_sha256, network
 FROM observations WHERE endpoint = $1 AND op = $2
 ORDER BY at_ms DESC, slot DESC LIMIT 1`
 	pruneObservationsSQL = `DELETE FROM observations WHERE at_ms < $1`
@@ -49,7 +49,7 @@ func (s *Store) AddObservation(ctx context.Context, o store.Observation) (bool, 
 		passing = 1
 	}
 	n, err := s.db.Exec(ctx, addObservationSQL, o.Endpoint, o.Op, o.Slot, o.At.UnixMilli(), passing,
-		o.State, strings.Join(o.Reasons, ","), o.DurationMS, o.TermsSHA256)
+		o.State, strings.Join(o.Reasons, ","), o.DurationMS, o.TermsSHA256, o.Network)
 	return n == 1, err
 }
 
@@ -135,7 +135,7 @@ func scanObservation(r Row) (store.Observation, error) {
 		atMS, passing int64
 		reasons       string
 	)
-	if err := r.Scan(&o.Endpoint, &o.Op, &o.Slot, &atMS, &passing, &o.State, &reasons, &o.DurationMS, &o.TermsSHA256); err != nil {
+	if err := r.Scan(&o.Endpoint, &o.Op, &o.Slot, &atMS, &passing, &o.State, &reasons, &o.DurationMS, &o.TermsSHA256, &o.Network); err != nil {
 		return store.Observation{}, err
 	}
 	o.At = time.UnixMilli(atMS).UTC()
