@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/exchangerebel/payability/internal/store"
+	"github.com/mr-tron/base58"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -216,7 +217,10 @@ func TestRefundFindsTheEntrysOp(t *testing.T) {
 	if _, err := Refund(ctx, st, "", "no-such-entry", signature(), at); !errors.Is(err, store.ErrNoEntry) {
 		t.Errorf("unknown entry: %v", err)
 	}
-	for _, tx := range []string{"", "https://seller.example/", "pbl1.ck.q7Rr2hV0bXo9Zl1cN4yT8wJm3Kd5HsAe", "1111", signature() + "1"} {
+	// A 65-byte value: one byte more than a signature, whatever the random draw
+	// (a random signature with a digit appended can still decode to 64 bytes).
+	tooLong := base58.Encode(bytes.Repeat([]byte{0xff}, 65))
+	for _, tx := range []string{"", "https://seller.example/", "pbl1.ck.q7Rr2hV0bXo9Zl1cN4yT8wJm3Kd5HsAe", "1111", tooLong} {
 		if _, err := Refund(ctx, st, "", e.ID, tx, at); !errors.Is(err, ErrRefundTx) {
 			t.Errorf("tx %q: %v, want ErrRefundTx", tx, err)
 		}
