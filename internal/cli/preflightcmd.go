@@ -218,7 +218,7 @@ func RenderPreflight(w io.Writer, rep ops.PreflightReport, colour bool) {
 	}
 	fmt.Fprintf(w, "\n%s %s, checked %s\n", rep.Method, rep.URL, rep.CheckedAt)
 	for _, f := range rep.Fetches {
-		fmt.Fprintf(w, "  %-14s %-4s %s\n", f.Role+" fetch", f.Method, outcomeText(string(f.Outcome), f.Status))
+		fmt.Fprintf(w, "  %-14s %-4s %s\n", f.Role+" fetch", f.Method, fetchText(string(f.Outcome), f.Status, string(f.Error)))
 	}
 	if rep.Lint != nil {
 		fmt.Fprintf(w, "  %-14s %d errors, %d warnings (%s)\n", "lint", rep.Lint.Errors, rep.Lint.Warnings, plural(rep.Lint.Entries, "entry", "entries"))
@@ -236,11 +236,15 @@ func RenderPreflight(w io.Writer, rep ops.PreflightReport, colour bool) {
 		if rep.Lint == nil {
 			break
 		}
+		id := pr.ID
+		if len(rep.Dialects) > 1 && pr.Dialect != 0 {
+			id = fmt.Sprintf("%s v%d", pr.ID, pr.Dialect) // both dialects probed: say which
+		}
 		if !pr.Sent {
-			fmt.Fprintf(w, "  %-14s %-4s not sent\n", pr.ID, pr.Method)
+			fmt.Fprintf(w, "  %-14s %-4s not sent\n", id, pr.Method)
 			continue
 		}
-		fmt.Fprintf(w, "  %-14s %-4s %s %s\n", pr.ID, pr.Method, *pr.Grade, outcomeText(string(pr.Outcome), pr.Status))
+		fmt.Fprintf(w, "  %-14s %-4s %s %s\n", id, pr.Method, *pr.Grade, fetchText(string(pr.Outcome), pr.Status, string(pr.Error)))
 	}
 	if rep.CORTX != nil {
 		a := rep.CORTX.Action
@@ -249,6 +253,15 @@ func RenderPreflight(w io.Writer, rep ops.PreflightReport, colour bool) {
 		}
 		fmt.Fprintf(w, "  %-14s %s\n", "cortx", a)
 	}
+}
+
+// fetchText is outcomeText with a failed request's closed-form error:
+// "(failed: dns_failed)".
+func fetchText(outcome string, status int, fetchErr string) string {
+	if outcome == "failed" && fetchErr != "" {
+		return "(failed: " + fetchErr + ")"
+	}
+	return outcomeText(outcome, status)
 }
 
 func outcomeText(outcome string, status int) string {
