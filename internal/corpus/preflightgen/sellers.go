@@ -24,8 +24,12 @@ var (
 	digits   = regexp.MustCompile(`^[0-9]+$`)
 )
 
-func served() capture  { return ok(200, map[string]string{"content-type": "application/json"}, `{"temperature":21}`) }
-func refused() capture { return ok(402, map[string]string{"content-type": "application/json"}, `{"error":"invalid_payment"}`) }
+func served() capture {
+	return ok(200, map[string]string{"content-type": "application/json"}, `{"temperature":21}`)
+}
+func refused() capture {
+	return ok(402, map[string]string{"content-type": "application/json"}, `{"error":"invalid_payment"}`)
+}
 func malformed() capture {
 	return ok(400, map[string]string{"content-type": "application/json"}, `{"error":"invalid payment header"}`)
 }
