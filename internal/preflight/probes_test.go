@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/decred/dcrd/dcrec/secp256k1/v4"
 	"github.com/decred/dcrd/dcrec/secp256k1/v4/ecdsa"
 	"github.com/mr-tron/base58"
 	"golang.org/x/crypto/sha3"
@@ -227,6 +228,20 @@ func TestNoFundsPropertyEVM(t *testing.T) {
 	}
 	if recovered == 0 {
 		t.Error("no signature recovered: r is drawn as a curve x-coordinate and every one should recover to some key")
+	}
+	// Control: the digest and the recovery above are the ones a contract
+	// uses — a signature a key does make over the same authorization
+	// recovers to that key's address (a test key, never a probe's).
+	v, _ := P1Value(sel.Selected, testEnv("control"))
+	d, _ := decodeP1(t, v)
+	key := secp256k1.PrivKeyFromBytes(bytes.Repeat([]byte{7}, 32))
+	addr := "0x" + hex.EncodeToString(keccak(key.PubKey().SerializeUncompressed()[1:])[12:])
+	a := d.Payload.Authorization
+	a["from"] = addr
+	digest := eip3009Digest(t, "USD Coin", "2", 8453, baseUSDC, a)
+	pub, _, err := ecdsa.RecoverCompact(ecdsa.SignCompact(key, digest, false), digest)
+	if err != nil || "0x"+hex.EncodeToString(keccak(pub.SerializeUncompressed()[1:])[12:]) != addr {
+		t.Fatalf("control signature does not recover to its key: %v", err)
 	}
 }
 
