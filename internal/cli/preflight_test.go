@@ -208,7 +208,23 @@ func TestPreflightGoldens(t *testing.T) {
 		}},
 		{"preflight-stop", func(in *preflight.Input) { in.Answers[1].Capture.Status = 200 }},
 		{"preflight-not-402", func(in *preflight.Input) {
-			in.Lint = []preflight.Fetch{{Method: "GET", Capture: capture.Capture{Outcome: capture.OK, Status: 200}}, {Method: "POST", Capture: capture.Capture{Outcome: capture.Timeout}}}
+			in.Lint = []preflight.Fetch{{Method: "GET", Capture: capture.Capture{Outcome: capture.Timeout}}, {Method: "POST", Capture: capture.Capture{Outcome: capture.OK, Status: 200}}}
+		}},
+		{"preflight-unreachable", func(in *preflight.Input) {
+			dead := capture.Capture{Outcome: capture.Failed, Error: capture.DNSFailed}
+			in.Lint = []preflight.Fetch{{Method: "GET", Capture: dead}, {Method: "POST", Capture: dead}}
+		}},
+		{"preflight-dual-dialect-stop", func(in *preflight.Input) {
+			// A v2 header and a v1 body: the v2 leg refuses, the v1 leg serves
+			// any X-PAYMENT.
+			u := in.Lint[0].Capture
+			u.Body = []byte(`{"x402Version":1,"error":"X-PAYMENT header is required","accepts":[{"scheme":"exact","network":"base","maxAmountRequired":"1000","resource":"https://seller.example/api/paid","description":"d","mimeType":"application/json","asset":"0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913","payTo":"0x209693Bc6afc0C5328bA36FaF03C514EF312287C","maxTimeoutSeconds":60}]}`)
+			in.Lint[0].Capture, in.Second = u, &u
+			in.LintResult.Entries = append(in.LintResult.Entries, lint.EntrySummary{Index: 0, Leg: lint.LegBody, X402Version: 1, Scheme: "exact", Network: "base"})
+			served := capture.Capture{Outcome: capture.OK, Status: 200, Header: capture.Header{}, Body: []byte("paid content")}
+			in.Answers = append(in.Answers,
+				preflight.Answer{ID: preflight.ProbeP1, Dialect: 1, Method: "GET", Capture: served},
+				preflight.Answer{ID: preflight.ProbeP2, Dialect: 1, Method: "GET", Capture: served})
 		}},
 	}
 	for _, tt := range tests {
@@ -228,7 +244,7 @@ func TestPreflightGoldens(t *testing.T) {
 
 // TestREADMEMainJobCommand: the quick start's main-job command parses and
 // runs as written (against a fetcher that answers nothing, so no packet
-// leaves the machine): STOP not_402, exit 20.
+// leaves the machine): STOP unreachable, exit 20.
 func TestREADMEMainJobCommand(t *testing.T) {
 	raw, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
 	if err != nil {
@@ -245,7 +261,7 @@ func TestREADMEMainJobCommand(t *testing.T) {
 		t.Fatalf("the README's main job is %v, want preflight", args)
 	}
 	out, errOut, code := runCLI(t, deadFetcher{}, false, nil, args...)
-	if code != ExitPreflightStop || !strings.Contains(out, "not_402") {
+	if code != ExitPreflightStop || !strings.Contains(out, "unreachable") || !strings.Contains(out, "lint fetch     GET  (failed: dns_failed)") {
 		t.Errorf("exit %d\n%s%s", code, out, errOut)
 	}
 }

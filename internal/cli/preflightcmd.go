@@ -217,38 +217,55 @@ func RenderPreflight(w io.Writer, rep ops.PreflightReport, colour bool) {
 		fmt.Fprintf(w, "  - %s: %s\n", r, r.Sentence())
 	}
 	fmt.Fprintf(w, "\n%s %s, checked %s\n", rep.Method, rep.URL, rep.CheckedAt)
+	width := 14
+	if len(rep.Dialects) > 1 {
+		width = 17 // "p1_structural v2"
+	}
 	for _, f := range rep.Fetches {
-		fmt.Fprintf(w, "  %-14s %-4s %s\n", f.Role+" fetch", f.Method, outcomeText(string(f.Outcome), f.Status))
+		fmt.Fprintf(w, "  %-*s %-4s %s\n", width, f.Role+" fetch", f.Method, fetchText(string(f.Outcome), f.Status, string(f.Error)))
 	}
 	if rep.Lint != nil {
-		fmt.Fprintf(w, "  %-14s %d errors, %d warnings (%s)\n", "lint", rep.Lint.Errors, rep.Lint.Warnings, plural(rep.Lint.Entries, "entry", "entries"))
+		fmt.Fprintf(w, "  %-*s %d errors, %d warnings (%s)\n", width, "lint", rep.Lint.Errors, rep.Lint.Warnings, plural(rep.Lint.Entries, "entry", "entries"))
 	}
 	if s := rep.SelectedEntry; s != nil {
-		fmt.Fprintf(w, "  %-14s %s accepts[%d]: x402 v%d, %s on %s\n", "selected", s.Leg, s.Index, s.X402Version, s.Scheme, s.Network)
+		fmt.Fprintf(w, "  %-*s %s accepts[%d]: x402 v%d, %s on %s\n", width, "selected", s.Leg, s.Index, s.X402Version, s.Scheme, s.Network)
 	}
 	if rep.TermsSHA256 != nil {
-		fmt.Fprintf(w, "  %-14s %s\n", "terms_sha256", *rep.TermsSHA256)
+		fmt.Fprintf(w, "  %-*s %s\n", width, "terms_sha256", *rep.TermsSHA256)
 	}
 	if rep.Lint != nil {
-		fmt.Fprintf(w, "  %-14s memo %s, nonce %s\n", "freshness", rep.Challenge.Memo, rep.Challenge.Nonce)
+		fmt.Fprintf(w, "  %-*s memo %s, nonce %s\n", width, "freshness", rep.Challenge.Memo, rep.Challenge.Nonce)
 	}
 	for _, pr := range append(append([]preflight.ProbeRecord{}, rep.Probes...), rep.MethodMatrix...) {
 		if rep.Lint == nil {
 			break
 		}
+		id := pr.ID
+		if len(rep.Dialects) > 1 && pr.Dialect != 0 {
+			id = fmt.Sprintf("%s v%d", pr.ID, pr.Dialect) // both dialects probed: say which
+		}
 		if !pr.Sent {
-			fmt.Fprintf(w, "  %-14s %-4s not sent\n", pr.ID, pr.Method)
+			fmt.Fprintf(w, "  %-*s %-4s not sent\n", width, id, pr.Method)
 			continue
 		}
-		fmt.Fprintf(w, "  %-14s %-4s %s %s\n", pr.ID, pr.Method, *pr.Grade, outcomeText(string(pr.Outcome), pr.Status))
+		fmt.Fprintf(w, "  %-*s %-4s %s %s\n", width, id, pr.Method, *pr.Grade, fetchText(string(pr.Outcome), pr.Status, string(pr.Error)))
 	}
 	if rep.CORTX != nil {
 		a := rep.CORTX.Action
 		if a == "" {
 			a = "not run"
 		}
-		fmt.Fprintf(w, "  %-14s %s\n", "cortx", a)
+		fmt.Fprintf(w, "  %-*s %s\n", width, "cortx", a)
 	}
+}
+
+// fetchText is outcomeText with a failed request's closed-form error:
+// "(failed: dns_failed)".
+func fetchText(outcome string, status int, fetchErr string) string {
+	if outcome == "failed" && fetchErr != "" {
+		return "(failed: " + fetchErr + ")"
+	}
+	return outcomeText(outcome, status)
 }
 
 func outcomeText(outcome string, status int) string {

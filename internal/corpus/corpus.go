@@ -96,6 +96,8 @@ type Capture struct {
 	Headers    map[string]string `json:"headers"`
 	BodyText   *string           `json:"body_text"`
 	BodyBase64 *string           `json:"body_base64"`
+	// Error is a failed capture's closed-form fetch error (capture.FetchError).
+	Error string `json:"error,omitempty"`
 
 	// headerOrder is the order of the header names in the file, so that two
 	// names differing only in case (one field, two values) keep the order they
@@ -156,7 +158,7 @@ func (c Capture) names() []string {
 
 // ToCapture converts the corpus form into the grader's input.
 func (c Capture) ToCapture() (capture.Capture, error) {
-	out := capture.Capture{Outcome: c.Outcome, Header: capture.Header{}}
+	out := capture.Capture{Outcome: c.Outcome, Header: capture.Header{}, Error: capture.FetchError(c.Error)}
 	if c.Status != nil {
 		out.Status = *c.Status
 	}

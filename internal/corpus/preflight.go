@@ -3,8 +3,12 @@ package corpus
 import (
 	"bytes"
 	_ "embed"
+	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"reflect"
+	"time"
 
 	"github.com/exchangerebel/payability/internal/criteria"
 	"github.com/exchangerebel/payability/internal/preflight"
@@ -30,6 +34,18 @@ type PreflightCase struct {
 	URL      string          `json:"url"`
 	Input    PreflightInput  `json:"input"`
 	Expected json.RawMessage `json:"expected"`
+	// ExpectedProbes are the payment probes the case sends, built from its
+	// probe_env: P1's exact bytes are part of the document (revision 2).
+	ExpectedProbes []PaymentProbe `json:"expected_probes"`
+}
+
+// PaymentProbe is one payment probe request: its header's name and value.
+type PaymentProbe struct {
+	ID      string `json:"id"`
+	Dialect int    `json:"dialect"`
+	Method  string `json:"method"`
+	Header  string `json:"header"`
+	Value   string `json:"value"`
 }
 
 // PreflightInput is preflight.Input in corpus form. Lint is the lint
@@ -45,10 +61,17 @@ type PreflightInput struct {
 	Second     *Capture        `json:"second"`
 	Answers    []struct {
 		ID      string  `json:"id"`
+		Dialect int     `json:"dialect,omitempty"`
 		Method  string  `json:"method"`
 		Capture Capture `json:"capture"`
 	} `json:"answers"`
 	CORTX *preflight.CORTX `json:"cortx"`
+	// ProbeEnv is the check time (Unix seconds) and the random stream (hex)
+	// P1 draws on.
+	ProbeEnv *struct {
+		Now       int64  `json:"now"`
+		RandomHex string `json:"random_hex"`
+	} `json:"probe_env,omitempty"`
 }
 
 // PreflightRaw returns the embedded preflight corpus bytes.
@@ -107,7 +130,7 @@ func (p PreflightInput) ToInput() (preflight.Input, error) {
 		if err != nil {
 			return in, err
 		}
-		in.Answers = append(in.Answers, preflight.Answer{ID: a.ID, Method: a.Method, Capture: c})
+		in.Answers = append(in.Answers, preflight.Answer{ID: a.ID, Dialect: a.Dialect, Method: a.Method, Capture: c})
 	}
 	in.CORTX = p.CORTX
 	return in, nil
@@ -121,6 +144,37 @@ func GradePreflight(c PreflightCase) (json.RawMessage, error) {
 		return nil, err
 	}
 	return json.Marshal(preflight.Evaluate(in))
+}
+
+// PlanPreflight is the payment probes a case sends, as preflight.Plan
+// builds them from the case's unpaid challenge, lint result and probe_env.
+func PlanPreflight(c PreflightCase) ([]PaymentProbe, error) {
+	in, err := c.Input.ToInput()
+	if err != nil {
+		return nil, err
+	}
+	out := []PaymentProbe{}
+	unpaid, ok := in.Unpaid()
+	if !ok || !unpaid.Capture.Responded() || unpaid.Capture.Status != 402 {
+		return out, nil
+	}
+	env := preflight.ProbeEnv{}
+	if e := c.Input.ProbeEnv; e != nil {
+		raw, err := hex.DecodeString(e.RandomHex)
+		if err != nil {
+			return nil, errors.New("corpus: probe_env.random_hex is not hex")
+		}
+		env = preflight.ProbeEnv{Now: time.Unix(e.Now, 0), Rand: bytes.NewReader(raw)}
+	}
+	_, probes := preflight.Plan(unpaid.Capture, in.LintResult, in.Options, unpaid.Method, []byte("{}"), env)
+	for _, p := range probes {
+		if p.Dialect == 0 {
+			continue
+		}
+		h := preflight.HeaderOf(p.Dialect)
+		out = append(out, PaymentProbe{ID: p.ID, Dialect: p.Dialect, Method: p.Method, Header: h, Value: p.Header[h]})
+	}
+	return out, nil
 }
 
 // RunPreflight verifies the preflight corpus: pin first, then every case.
@@ -148,11 +202,16 @@ func RunPreflight() (Summary, error) {
 		o.Got = got
 		cg, err1 := canonical(got)
 		cw, err2 := canonical(c.Expected)
+		probes, err3 := PlanPreflight(c)
 		switch {
 		case err1 != nil || err2 != nil:
 			o.Problem = "expected output is not canonicalizable"
 		case !bytes.Equal(cg, cw):
 			o.Problem = "result differs from expected"
+		case err3 != nil:
+			o.Problem = err3.Error()
+		case !reflect.DeepEqual(probes, c.ExpectedProbes):
+			o.Problem = "payment probes differ from expected_probes"
 		default:
 			o.Passed = true
 		}

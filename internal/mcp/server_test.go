@@ -235,7 +235,7 @@ func TestPrivateTargetsNeedTheServerFlag(t *testing.T) {
 	}
 	res = call(t, cs, ToolPreflight, map[string]any{"url": srv.URL + "/"})
 	m := structured(t, res)
-	if m["decision"] != "STOP" || !strings.Contains(text(res), "not_402") {
+	if m["decision"] != "STOP" || !strings.Contains(text(res), "unreachable") || m["fetch_error"] != "address_refused" {
 		t.Errorf("a guarded server reached loopback: %v", m)
 	}
 }

@@ -2,7 +2,9 @@ package ops
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
+	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -37,6 +39,9 @@ type PreflightRequest struct {
 	// lets it be plain http (a local or staging API).
 	CORTXAPI       string
 	CORTXAllowHTTP bool
+	// Rand is where P1's fresh values are drawn from; nil is crypto/rand.
+	// Tests pass a fixed stream.
+	Rand io.Reader
 }
 
 // PreflightReport is the preflight record (docs/report-format.md).
@@ -116,10 +121,16 @@ func (r Runner) Preflight(ctx context.Context, req PreflightRequest) (PreflightR
 		in.LintResult = lintFn(lint.Input{URL: req.URL, Method: unpaid.Method, Capture: unpaid.Capture, Now: r.now()})
 		second := unpaidRequest(unpaid.Method)
 		in.Second = &second
-		_, probes := preflight.Plan(unpaid.Capture, in.LintResult, req.Options, unpaid.Method, body)
+		rnd := req.Rand
+		if rnd == nil {
+			rnd = rand.Reader
+		}
+		// P1's validity window is drawn around the time it is built.
+		env := preflight.ProbeEnv{Now: r.now(), Rand: rnd}
+		_, probes := preflight.Plan(unpaid.Capture, in.LintResult, req.Options, unpaid.Method, body, env)
 		for _, p := range probes {
 			c := fetcher.Do(ctx, target.Request{Method: p.Method, URL: req.URL, Header: p.Header, Body: p.Body})
-			in.Answers = append(in.Answers, preflight.Answer{ID: p.ID, Method: p.Method, Capture: c})
+			in.Answers = append(in.Answers, preflight.Answer{ID: p.ID, Dialect: p.Dialect, Method: p.Method, Capture: c})
 		}
 	}
 	if req.ServiceID != "" {

@@ -22,6 +22,7 @@ type Reason string
 
 // The STOP reasons, in the document's order.
 const (
+	ReasonUnreachable      Reason = "unreachable"
 	ReasonNot402           Reason = "not_402"
 	ReasonNoPayableEntry   Reason = "no_payable_entry"
 	ReasonOverBudget       Reason = "over_budget"
@@ -32,12 +33,16 @@ const (
 // The HOLD reasons, in the document's order.
 const (
 	ReasonPaymentNotVerified Reason = "payment_not_verified"
-	ReasonChallengeStatic    Reason = "challenge_static"
-	ReasonMethodOpen         Reason = "method_open"
-	ReasonLintWarnings       Reason = "lint_warnings"
-	ReasonSchemeNotProbed    Reason = "scheme_not_probed"
-	ReasonCortxUnfavourable  Reason = "cortx_unfavourable"
-	ReasonCortxUnverified    Reason = "cortx_unverified"
+	// The dialect rows: the other advertised dialect's P1 was not shown to
+	// be refused.
+	ReasonNotVerifiedV2     Reason = "payment_not_verified_v2"
+	ReasonNotVerifiedV1     Reason = "payment_not_verified_v1"
+	ReasonChallengeStatic   Reason = "challenge_static"
+	ReasonMethodOpen        Reason = "method_open"
+	ReasonLintWarnings      Reason = "lint_warnings"
+	ReasonSchemeNotProbed   Reason = "scheme_not_probed"
+	ReasonCortxUnfavourable Reason = "cortx_unfavourable"
+	ReasonCortxUnverified   Reason = "cortx_unverified"
 )
 
 // Freshness says whether a memo or nonce was shown to change between the two
@@ -54,8 +59,10 @@ const (
 // facts are extracted once from the input; the decision rows read only them.
 type facts struct {
 	got402           bool
+	unreachable      bool // the gated method's unpaid fetch got no response
 	sel              Selection
-	grades           map[string]Grade // by probe id; absent when not sent
+	grades           map[probeKey]Grade // absent when not sent
+	secondary        int                // the other dialect probed (Dual); 0 when none
 	memo, nonce      Freshness
 	resourceError    bool
 	warned           bool
@@ -63,6 +70,24 @@ type facts struct {
 	cortxFavourable  bool
 	cortxUnfavourabl bool
 }
+
+// probeKey names a probe: its id and, for a payment probe, its dialect.
+type probeKey struct {
+	id      string
+	dialect int
+}
+
+// failOpen: a payment probe of any dialect graded FAIL-OPEN.
+func (f facts) failOpen() bool {
+	for k, g := range f.grades {
+		if (k.id == ProbeP1 || k.id == ProbeP2) && g == FailOpen {
+			return true
+		}
+	}
+	return false
+}
+
+func notVerified(g Grade) bool { return g != Closed && g != FailOpen }
 
 type decisionRow struct {
 	reason Reason
@@ -72,19 +97,24 @@ type decisionRow struct {
 
 // decisionRows are the document's decision table: STOP rows, then HOLD rows.
 var decisionRows = []decisionRow{
-	{ReasonNot402, true, func(f facts) bool { return !f.got402 }},
+	{ReasonUnreachable, true, func(f facts) bool { return f.unreachable }},
+	{ReasonNot402, true, func(f facts) bool { return !f.got402 && !f.unreachable }},
 	{ReasonNoPayableEntry, true, func(f facts) bool { return f.got402 && f.sel.Selected == nil && !f.sel.AnyMatch }},
 	{ReasonOverBudget, true, func(f facts) bool { return f.got402 && f.sel.Selected == nil && f.sel.AnyMatch }},
-	{ReasonFailOpen, true, func(f facts) bool { return f.grades[ProbeP1] == FailOpen || f.grades[ProbeP2] == FailOpen }},
+	{ReasonFailOpen, true, func(f facts) bool { return f.failOpen() }},
 	{ReasonResourceMismatch, true, func(f facts) bool { return f.got402 && f.resourceError }},
 
 	{ReasonPaymentNotVerified, false, func(f facts) bool {
-		return f.got402 && f.grades[ProbeP1] != Closed && f.grades[ProbeP1] != FailOpen
+		return f.got402 && notVerified(f.grades[probeKey{ProbeP1, f.sel.Dialect}])
 	}},
+	{ReasonNotVerifiedV2, false, func(f facts) bool { return f.secondary == 2 && notVerified(f.grades[probeKey{ProbeP1, 2}]) }},
+	{ReasonNotVerifiedV1, false, func(f facts) bool { return f.secondary == 1 && notVerified(f.grades[probeKey{ProbeP1, 1}]) }},
 	{ReasonChallengeStatic, false, func(f facts) bool {
 		return f.memo == FreshRepeated || f.memo == FreshUnreadable || f.nonce == FreshRepeated || f.nonce == FreshUnreadable
 	}},
-	{ReasonMethodOpen, false, func(f facts) bool { return f.grades[ProbeHead] == FailOpen || f.grades[ProbeOther] == FailOpen }},
+	{ReasonMethodOpen, false, func(f facts) bool {
+		return f.grades[probeKey{ProbeHead, 0}] == FailOpen || f.grades[probeKey{ProbeOther, 0}] == FailOpen
+	}},
 	{ReasonLintWarnings, false, func(f facts) bool { return f.sel.Selected != nil && f.warned }},
 	{ReasonSchemeNotProbed, false, func(f facts) bool { return f.sel.Selected != nil && !f.sel.Probed() }},
 	{ReasonCortxUnfavourable, false, func(f facts) bool { return f.cortx != nil && f.cortxUnfavourabl }},

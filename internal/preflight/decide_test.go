@@ -39,6 +39,28 @@ func setAnswer(in *Input, id string, c capture.Capture) {
 	in.Answers = append(in.Answers, Answer{ID: id, Capture: c})
 }
 
+// dual turns the input into a seller advertising both dialects (a v2
+// Solana header entry, a v1 Base body entry) that refuses every payment
+// probe in both.
+func dual(in *Input) {
+	u := v2(solEntry("1000"))
+	u.Body = v1(v1Entry("base", "1000")).Body
+	in.Lint[0].Capture, in.Second = u, &u
+	in.LintResult.Entries = append(in.LintResult.Entries, lint.EntrySummary{Index: 0, Leg: lint.LegBody})
+	setDialectAnswer(in, ProbeP1, 1, status(402, `{"error":"invalid_exact_evm_payload_signature"}`, nil))
+	setDialectAnswer(in, ProbeP2, 1, status(400, ``, nil))
+}
+
+func setDialectAnswer(in *Input, id string, dialect int, c capture.Capture) {
+	for i := range in.Answers {
+		if in.Answers[i].ID == id && in.Answers[i].Dialect == dialect {
+			in.Answers[i].Capture = c
+			return
+		}
+	}
+	in.Answers = append(in.Answers, Answer{ID: id, Dialect: dialect, Capture: c})
+}
+
 func withMemo(c capture.Capture, memo string) capture.Capture {
 	e := solEntry("1000")
 	e["extra"] = map[string]any{"feePayer": solPayTo, "memo": memo}
@@ -64,7 +86,15 @@ func TestDecisionTable(t *testing.T) {
 		}, Go, nil},
 
 		{"not_402: a 200", func(in *Input) { in.Lint[0].Capture = status(200, `free`, nil) }, Stop, []Reason{ReasonNot402}},
-		{"not_402: the fetch failed", func(in *Input) { in.Lint[0].Capture = capture.Capture{Outcome: capture.Failed} }, Stop, []Reason{ReasonNot402}},
+		{"unreachable: the fetch failed", func(in *Input) {
+			in.Lint[0].Capture = capture.Capture{Outcome: capture.Failed, Error: capture.DNSFailed}
+		}, Stop, []Reason{ReasonUnreachable}},
+		{"unreachable: GET 404, then POST timed out", func(in *Input) {
+			in.Lint = []Fetch{{http.MethodGet, status(404, ``, nil)}, {http.MethodPost, capture.Capture{Outcome: capture.Timeout}}}
+		}, Stop, []Reason{ReasonUnreachable}},
+		{"not_402: GET failed, then POST 200", func(in *Input) {
+			in.Lint = []Fetch{{http.MethodGet, capture.Capture{Outcome: capture.Failed, Error: capture.ConnectRefused}}, {http.MethodPost, status(200, ``, nil)}}
+		}, Stop, []Reason{ReasonNot402}},
 		{"not_402: GET 404 then POST 405", func(in *Input) {
 			in.Lint = []Fetch{{http.MethodGet, status(404, ``, nil)}, {http.MethodPost, status(405, ``, nil)}}
 		}, Stop, []Reason{ReasonNot402}},
@@ -97,6 +127,32 @@ func TestDecisionTable(t *testing.T) {
 		}, Go, nil},
 		{"fail_open: P1 answered 200", func(in *Input) { setAnswer(in, ProbeP1, status(200, `data`, nil)) }, Stop, []Reason{ReasonFailOpen}},
 		{"fail_open: P2 answered 200", func(in *Input) { setAnswer(in, ProbeP2, status(200, `data`, nil)) }, Stop, []Reason{ReasonFailOpen}},
+		{"dual dialect: both refused is GO", func(in *Input) { dual(in) }, Go, nil},
+		{"dual dialect: v1 P2 open is fail_open (v2 closed)", func(in *Input) {
+			dual(in)
+			setDialectAnswer(in, ProbeP2, 1, status(200, `data`, nil))
+		}, Stop, []Reason{ReasonFailOpen}},
+		{"dual dialect: v1 P1 open is fail_open", func(in *Input) {
+			dual(in)
+			setDialectAnswer(in, ProbeP1, 1, status(200, `data`, nil))
+		}, Stop, []Reason{ReasonFailOpen}},
+		{"dual dialect: v1 P1 not graded CLOSED holds, naming v1", func(in *Input) {
+			dual(in)
+			setDialectAnswer(in, ProbeP1, 1, status(500, ``, nil))
+		}, Hold, []Reason{ReasonNotVerifiedV1}},
+		{"dual dialect: no clean v1 entry holds, naming v1", func(in *Input) {
+			dual(in)
+			in.LintResult.Entries[1].Errors = 1
+		}, Hold, []Reason{ReasonNotVerifiedV1}},
+		{"dual dialect: v2 broken, v1 selected: v2 unprobed holds, naming v2", func(in *Input) {
+			dual(in)
+			in.LintResult.Entries[0].Errors = 1
+			in.Answers = in.Answers[:0]
+			for _, d := range []int{1, 2} {
+				setDialectAnswer(in, ProbeP1, d, status(402, `{"error":"invalid_exact_evm_payload_signature"}`, nil))
+				setDialectAnswer(in, ProbeP2, d, status(400, ``, nil))
+			}
+		}, Hold, []Reason{ReasonNotVerifiedV2}},
 		{"resource_mismatch", func(in *Input) {
 			in.LintResult.Findings = append(in.LintResult.Findings, lint.Finding{Rule: "r", Severity: lint.Error, Leg: lint.LegHeader, Field: "resource.url"})
 		}, Stop, []Reason{ReasonNoPayableEntry, ReasonResourceMismatch, ReasonPaymentNotVerified}},
@@ -237,6 +293,26 @@ func TestRecordShape(t *testing.T) {
 	got = Evaluate(in)
 	if got.Probes[0].Sent || got.Probes[0].Grade != nil {
 		t.Errorf("unsent P1 %+v", got.Probes[0])
+	}
+	in = goodInput()
+	dual(&in)
+	got = Evaluate(in)
+	var ids []string
+	for _, p := range got.Probes {
+		ids = append(ids, p.ID+"/"+p.Header+"/"+string(*p.Grade))
+	}
+	if strings.Join(ids, ",") != "p1_structural/PAYMENT-SIGNATURE/CLOSED,p2_bogus/PAYMENT-SIGNATURE/CLOSED,p1_structural/X-PAYMENT/CLOSED,p2_bogus/X-PAYMENT/CLOSED" ||
+		!reflect.DeepEqual(got.Dialects, []int{2, 1}) || got.Probes[2].Dialect != 1 {
+		t.Errorf("dual-dialect probes %v, dialects %v", ids, got.Dialects)
+	}
+	in = goodInput()
+	in.Lint[0].Capture = capture.Capture{Outcome: capture.Failed, Error: capture.DNSFailed}
+	if got := Evaluate(in); got.FetchError != "dns_failed" {
+		t.Errorf("fetch_error %q", got.FetchError)
+	}
+	in.Lint[0].Capture = capture.Capture{Outcome: capture.Timeout}
+	if got := Evaluate(in); got.FetchError != "timeout" {
+		t.Errorf("fetch_error %q", got.FetchError)
 	}
 }
 

@@ -21,7 +21,7 @@ var docRaw []byte
 // The document's identity.
 const (
 	DocumentID = "x402-preflight/v1"
-	Revision   = "1"
+	Revision   = "2"
 	CorpusID   = "x402-preflight-corpus/v1"
 )
 
@@ -42,7 +42,17 @@ type Doc struct {
 			V1 string `json:"v1"`
 		} `json:"payment_header"`
 		P1 struct {
-			PayloadExactSolana string `json:"payload_exact_solana"`
+			EVM struct {
+				ValidAfterSkew int64 `json:"valid_after_skew_seconds"`
+				MaxWindow      int64 `json:"max_window_seconds"`
+				DefaultWindow  int64 `json:"default_window_seconds"`
+			} `json:"exact_evm"`
+			Solana struct {
+				ComputeUnitLimit int    `json:"compute_unit_limit"`
+				ComputeUnitPrice int    `json:"compute_unit_price_microlamports"`
+				Decimals         int    `json:"decimals"`
+				TokenProgram     string `json:"token_program"`
+			} `json:"exact_solana"`
 		} `json:"p1_structural"`
 		P2 struct {
 			Value string `json:"value"`

@@ -75,8 +75,8 @@ func FuzzEvaluate(f *testing.F) {
 				}
 			}
 		}
-		sel, probes := Plan(c, res, Options{}, "GET", []byte(`{}`))
-		if v, ok := P1Value(sel); ok {
+		sel, probes := Plan(c, res, Options{}, "GET", []byte(`{}`), ProbeEnv{Now: testNow, Rand: &stream{seed: header}})
+		if v, ok := P1Value(sel.Selected, ProbeEnv{Now: testNow, Rand: &stream{seed: "f"}}); ok {
 			raw, err := base64.StdEncoding.DecodeString(v)
 			if err != nil || !json.Valid(raw) || raw[0] != '{' {
 				t.Fatalf("P1 is not base64 of a JSON object: %q", raw)
@@ -85,7 +85,7 @@ func FuzzEvaluate(f *testing.F) {
 		a := capture.Capture{Outcome: capture.OK, Status: status, Header: capture.Header{}, Body: answer}
 		in := Input{Lint: []Fetch{{Method: "GET", Capture: c}}, LintResult: res, Second: &c}
 		for _, p := range probes {
-			in.Answers = append(in.Answers, Answer{ID: p.ID, Method: p.Method, Capture: a})
+			in.Answers = append(in.Answers, Answer{ID: p.ID, Dialect: p.Dialect, Method: p.Method, Capture: a})
 		}
 		r := Evaluate(in)
 		stop := false

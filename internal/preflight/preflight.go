@@ -13,7 +13,11 @@ type Fetch struct {
 
 // Answer is what one probe observed. A probe that was not sent has no Answer.
 type Answer struct {
-	ID      string
+	ID string
+	// Dialect is a payment probe's x402 version (2 PAYMENT-SIGNATURE, 1
+	// X-PAYMENT); 0 means the primary dialect, and is ignored for the method
+	// matrix.
+	Dialect int
 	Method  string
 	Capture capture.Capture
 }
@@ -54,7 +58,8 @@ type FetchRecord struct {
 type ProbeRecord struct {
 	ID      string             `json:"id"`
 	Method  string             `json:"method"`
-	Header  string             `json:"header,omitempty"` // the payment header's name, never its value
+	Header  string             `json:"header,omitempty"`  // the payment header's name, never its value
+	Dialect int                `json:"dialect,omitempty"` // a payment probe's x402 version: 2 or 1
 	Sent    bool               `json:"sent"`
 	Outcome capture.Outcome    `json:"outcome,omitempty"`
 	Status  int                `json:"status"`
@@ -88,8 +93,12 @@ type ChallengeFreshness struct {
 // Result is the preflight's decision and what it rests on. It carries no
 // fetched value.
 type Result struct {
-	Decision      Decision           `json:"decision"`
-	Reasons       []Reason           `json:"reasons"`
+	Decision Decision `json:"decision"`
+	Reasons  []Reason `json:"reasons"`
+	// FetchError is the closed-form reason the gated method's unpaid fetch
+	// got no response (capture.FetchError, else its outcome: timeout); set
+	// only with the reason unreachable.
+	FetchError    string             `json:"fetch_error,omitempty"`
 	Method        string             `json:"method"`
 	Fetches       []FetchRecord      `json:"fetches"`
 	SelectedEntry *SelectedEntry     `json:"selected_entry"`
@@ -99,6 +108,9 @@ type Result struct {
 	Probes        []ProbeRecord      `json:"probes"`
 	MethodMatrix  []ProbeRecord      `json:"method_matrix"`
 	CORTX         *CORTX             `json:"cortx"`
+	// Dialects are the x402 versions the payment probes spoke, the primary
+	// first: [2, 1] or [1, 2] for a challenge advertising both.
+	Dialects []int `json:"dialects"`
 }
 
 // Unpaid returns the gated method's answer (the last lint fetch).
@@ -111,19 +123,19 @@ func (in Input) Unpaid() (Fetch, bool) {
 
 // Plan is what the preflight sends after the unpaid challenge: the selection
 // and the probes, in order. ops calls it with the lint step's outcome.
-func Plan(unpaid capture.Capture, res lint.Result, o Options, method string, body []byte) (Selection, []Probe) {
+func Plan(unpaid capture.Capture, res lint.Result, o Options, method string, body []byte, env ProbeEnv) (Selection, []Probe) {
 	sel := Select(lint.Decode(unpaid), res, o)
-	return sel, Probes(sel, method, body)
+	return sel, Probes(sel, method, body, env)
 }
 
 // Evaluate decides. It is a pure function of what was observed.
 func Evaluate(in Input) Result {
-	r := Result{Reasons: []Reason{}, Fetches: []FetchRecord{}, Probes: []ProbeRecord{}, MethodMatrix: []ProbeRecord{}, CORTX: in.CORTX}
+	r := Result{Reasons: []Reason{}, Fetches: []FetchRecord{}, Probes: []ProbeRecord{}, MethodMatrix: []ProbeRecord{}, CORTX: in.CORTX, Dialects: []int{}}
 	for _, f := range in.Lint {
 		r.Fetches = append(r.Fetches, fetchRecord("lint", f.Method, f.Capture))
 	}
 	unpaid, ok := in.Unpaid()
-	f := facts{grades: map[string]Grade{}, memo: FreshAbsent, nonce: FreshAbsent, cortx: in.CORTX}
+	f := facts{grades: map[probeKey]Grade{}, memo: FreshAbsent, nonce: FreshAbsent, cortx: in.CORTX}
 	if in.CORTX != nil {
 		f.cortxFavourable = in.CORTX.Action == "favourable"
 		f.cortxUnfavourabl = in.CORTX.Action == "warn" || in.CORTX.Action == "do_not_call"
@@ -131,6 +143,12 @@ func Evaluate(in Input) Result {
 	if ok {
 		r.Method = unpaid.Method
 		f.got402 = unpaid.Capture.Responded() && unpaid.Capture.Status == 402
+		if f.unreachable = !unpaid.Capture.Responded(); f.unreachable {
+			r.FetchError = string(unpaid.Capture.Error)
+			if r.FetchError == "" {
+				r.FetchError = string(unpaid.Capture.Outcome)
+			}
+		}
 	}
 	if !f.got402 {
 		r.Challenge = ChallengeFreshness{Memo: FreshAbsent, Nonce: FreshAbsent}
@@ -158,39 +176,42 @@ func Evaluate(in Input) Result {
 	f.nonce = nonceFreshness(ch, in.Second)
 	r.Challenge = ChallengeFreshness{Memo: f.memo, Nonce: f.nonce}
 
-	planned := Probes(f.sel, unpaid.Method, nil)
-	answers := map[string]Answer{}
+	answers := map[probeKey]Answer{}
 	for _, a := range in.Answers {
-		answers[a.ID] = a
+		d := a.Dialect
+		switch {
+		case a.ID == ProbeHead || a.ID == ProbeOther:
+			d = 0
+		case d == 0:
+			d = f.sel.Dialect
+		}
+		answers[probeKey{a.ID, d}] = a
 	}
-	header := HeaderV1
-	if f.sel.Dialect == 2 {
-		header = HeaderV2
-	}
-	for _, id := range []string{ProbeP1, ProbeP2, ProbeHead, ProbeOther} {
-		rec := ProbeRecord{ID: id}
-		for _, p := range planned {
-			if p.ID == id {
-				rec.Method = p.Method
-			}
+	record := func(id string, dialect int, method string, sendable bool) ProbeRecord {
+		rec := ProbeRecord{ID: id, Method: method, Dialect: dialect}
+		if dialect != 0 {
+			rec.Header = HeaderOf(dialect)
 		}
-		if id == ProbeP1 || id == ProbeP2 {
-			rec.Header = header
-		}
-		if id == ProbeP1 && rec.Method == "" {
-			rec.Method = unpaid.Method // P1 was not planned: name the method it would have used
-		}
-		if a, ok := answers[id]; ok && a.Capture.Outcome != capture.NotSent && rec.Method != "" && (id != ProbeP1 || f.sel.Probed()) {
+		k := probeKey{id, dialect}
+		if a, ok := answers[k]; ok && a.Capture.Outcome != capture.NotSent && sendable {
 			g := GradeAnswer(unpaid.Capture, a.Capture)
-			f.grades[id] = g
+			f.grades[k] = g
 			rec.Sent, rec.Outcome, rec.Status, rec.Error, rec.Grade = true, a.Capture.Outcome, a.Capture.Status, a.Capture.Error, &g
 		}
-		if id == ProbeHead || id == ProbeOther {
-			r.MethodMatrix = append(r.MethodMatrix, rec)
-		} else {
-			r.Probes = append(r.Probes, rec)
-		}
+		return rec
 	}
+	for i, leg := range f.sel.Legs() {
+		r.Dialects = append(r.Dialects, leg.Dialect)
+		if i > 0 {
+			f.secondary = leg.Dialect
+		}
+		r.Probes = append(r.Probes,
+			record(ProbeP1, leg.Dialect, unpaid.Method, familyOf(leg.Entry) != ""),
+			record(ProbeP2, leg.Dialect, unpaid.Method, true))
+	}
+	r.MethodMatrix = append(r.MethodMatrix,
+		record(ProbeHead, 0, "HEAD", true),
+		record(ProbeOther, 0, Other(unpaid.Method), true))
 	r.Decision, r.Reasons = decide(f)
 	return r
 }

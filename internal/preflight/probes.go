@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"io"
 	"net/http"
 	"regexp"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Probe ids, in the published order.
@@ -24,29 +26,27 @@ const (
 	HeaderV1 = "X-PAYMENT"
 )
 
-// The published invalid payment material (the no-funds property). Changing
-// one is a new revision of the document.
-const (
-	// BogusPayment is P2's header value: not a payment at all.
-	BogusPayment = "bogus-not-a-payment-header"
-	// SolanaProbeTransaction is the ASCII text whose base64 fills the Solana
-	// transaction slot: no serialized transaction.
-	SolanaProbeTransaction = "PROBE-INVALID-NOT-A-TRANSACTION"
-)
+// BogusPayment is P2's header value: not a payment at all. Changing it is a
+// new revision of the document.
+const BogusPayment = "bogus-not-a-payment-header"
 
-var (
-	zeroSignature = "0x" + strings.Repeat("0", 130)
-	zeroAddress   = "0x" + strings.Repeat("0", 40)
-	zeroNonce     = "0x" + strings.Repeat("0", 64)
-)
+// ProbeEnv is what P1 draws on: the check time (the EVM validity window) and
+// a source of random bytes (every fresh value of the templates). ops passes
+// the clock and crypto/rand; tests and the corpus pass fixed ones.
+type ProbeEnv struct {
+	Now  time.Time
+	Rand io.Reader
+}
 
 // Probe is one request of the preflight after the two unpaid fetches. Method
-// is the request method; Header and Body are exactly what is sent.
+// is the request method; Header and Body are exactly what is sent. Dialect is
+// the x402 version of a payment probe's header (0 for the method matrix).
 type Probe struct {
-	ID     string
-	Method string
-	Header map[string]string
-	Body   []byte
+	ID      string
+	Dialect int
+	Method  string
+	Header  map[string]string
+	Body    []byte
 }
 
 // Family is a network family P1 can build a payload for.
@@ -58,14 +58,17 @@ const (
 )
 
 // familyOf is the probe family of an entry: scheme exact on a solana or
-// eip155 CAIP-2 network; "" for anything P1 is not sent to.
+// eip155 CAIP-2 network whose template can be filled from the entry; ""
+// for anything P1 is not sent to.
 func familyOf(e *Entry) Family {
 	if e == nil || e.Scheme != "exact" {
 		return ""
 	}
 	switch {
 	case strings.HasPrefix(e.CAIP2, "solana:"):
-		return FamilySolana
+		if _, ok := solanaTermsOf(e); ok {
+			return FamilySolana
+		}
 	case strings.HasPrefix(e.CAIP2, "eip155:"):
 		return FamilyEVM
 	}
@@ -74,6 +77,14 @@ func familyOf(e *Entry) Family {
 
 // Probed reports whether P1 is sent for the selected entry.
 func (s Selection) Probed() bool { return familyOf(s.Selected) != "" }
+
+// HeaderOf is the payment header of a dialect.
+func HeaderOf(dialect int) string {
+	if dialect == 2 {
+		return HeaderV2
+	}
+	return HeaderV1
+}
 
 // Other is the other of GET and POST.
 func Other(method string) string {
@@ -84,13 +95,10 @@ func Other(method string) string {
 }
 
 // Probes returns the requests the preflight sends after a 402 on method, in
-// the published order: P1 (only when the selected entry can be probed), P2,
-// HEAD and the other method. body is what every POST carries.
-func Probes(s Selection, method string, body []byte) []Probe {
-	header := HeaderV1
-	if s.Dialect == 2 {
-		header = HeaderV2
-	}
+// the published order: for each dialect (the primary first) P1 (only when
+// its entry can be probed) and P2, then HEAD and the other method. body is
+// what every POST carries; env feeds P1's fresh values.
+func Probes(s Selection, method string, body []byte, env ProbeEnv) []Probe {
 	withBody := func(p Probe) Probe {
 		if p.Method == http.MethodPost {
 			p.Header["Content-Type"] = "application/json"
@@ -99,21 +107,25 @@ func Probes(s Selection, method string, body []byte) []Probe {
 		return p
 	}
 	var out []Probe
-	if v, ok := P1Value(s); ok {
-		out = append(out, withBody(Probe{ID: ProbeP1, Method: method, Header: map[string]string{header: v}}))
+	for _, leg := range s.Legs() {
+		header := HeaderOf(leg.Dialect)
+		if v, ok := P1Value(leg.Entry, env); ok {
+			out = append(out, withBody(Probe{ID: ProbeP1, Dialect: leg.Dialect, Method: method, Header: map[string]string{header: v}}))
+		}
+		out = append(out, withBody(Probe{ID: ProbeP2, Dialect: leg.Dialect, Method: method, Header: map[string]string{header: BogusPayment}}))
 	}
 	out = append(out,
-		withBody(Probe{ID: ProbeP2, Method: method, Header: map[string]string{header: BogusPayment}}),
 		Probe{ID: ProbeHead, Method: http.MethodHead, Header: map[string]string{}},
 		withBody(Probe{ID: ProbeOther, Method: Other(method), Header: map[string]string{}}),
 	)
 	return out
 }
 
-// P1Value is P1's header value for the selected entry: standard base64 (with
-// padding) of the published JSON. ok is false when P1 is not sent.
-func P1Value(s Selection) (string, bool) {
-	b, ok := P1JSON(s)
+// P1Value is P1's header value for an entry: standard base64 (with padding)
+// of the published JSON. ok is false when P1 is not sent (no entry, a scheme
+// or network without a template, or env.Rand ran dry).
+func P1Value(e *Entry, env ProbeEnv) (string, bool) {
+	b, ok := P1JSON(e, env)
 	if !ok {
 		return "", false
 	}
@@ -121,15 +133,17 @@ func P1Value(s Selection) (string, bool) {
 }
 
 // P1JSON is the JSON P1 carries, members in the published order.
-func P1JSON(s Selection) ([]byte, bool) {
-	e := s.Selected
-	fam := familyOf(e)
-	if fam == "" {
-		return nil, false
+func P1JSON(e *Entry, env ProbeEnv) ([]byte, bool) {
+	var payload []byte
+	var ok bool
+	switch familyOf(e) {
+	case FamilySolana:
+		payload, ok = solanaPayload(e, env)
+	case FamilyEVM:
+		payload, ok = evmPayload(e, env)
 	}
-	payload := solanaPayload()
-	if fam == FamilyEVM {
-		payload = evmPayload(str(e.entry, "payTo"), e.amount())
+	if !ok {
+		return nil, false
 	}
 	var b bytes.Buffer
 	if e.X402Version == 1 {
@@ -150,20 +164,6 @@ func P1JSON(s Selection) ([]byte, bool) {
 	b.Write(payload)
 	b.WriteString(`}`)
 	return b.Bytes(), true
-}
-
-func solanaPayload() []byte {
-	return []byte(`{"transaction":"` + base64.StdEncoding.EncodeToString([]byte(SolanaProbeTransaction)) + `"}`)
-}
-
-func evmPayload(payTo, amount string) []byte {
-	var b bytes.Buffer
-	b.WriteString(`{"signature":"` + zeroSignature + `","authorization":{"from":"` + zeroAddress + `","to":`)
-	b.Write(encode(payTo))
-	b.WriteString(`,"value":`)
-	b.Write(encode(amount))
-	b.WriteString(`,"validAfter":"0","validBefore":"0","nonce":"` + zeroNonce + `"}}`)
-	return b.Bytes()
 }
 
 // encode writes a decoded JSON value back: object members sorted by name,

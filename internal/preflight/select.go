@@ -46,9 +46,34 @@ type Selection struct {
 	// AnyMatch is true when a clean entry matched network, scheme and asset
 	// (whatever its amount): with no Selected, the entries are over budget.
 	AnyMatch bool
-	// Dialect is 2 when the payment probes speak v2 (PAYMENT-SIGNATURE), 1
-	// when they speak v1 (X-PAYMENT).
+	// Dialect is 2 when the primary payment probes speak v2
+	// (PAYMENT-SIGNATURE), 1 when they speak v1 (X-PAYMENT).
 	Dialect int
+	// Dual is true when the challenge advertises both dialects: a decodable
+	// v2 header with entries and a v1 body with entries. The payment probes
+	// then go out in both, the primary dialect first.
+	Dual bool
+	// Secondary is the entry P1 is built from in the other dialect (Dual
+	// only): the first clean entry of that leg that matches the options and
+	// is within budget, else the first clean entry of that leg; nil when an
+	// entry is not selected or that leg has no clean entry.
+	Secondary *Entry
+}
+
+// DialectLeg is one dialect the payment probes speak and the entry P1 is
+// built from there (nil when P1 cannot be sent in that dialect).
+type DialectLeg struct {
+	Dialect int
+	Entry   *Entry
+}
+
+// Legs are the dialects the payment probes speak, the primary first.
+func (s Selection) Legs() []DialectLeg {
+	legs := []DialectLeg{{Dialect: s.Dialect, Entry: s.Selected}}
+	if s.Dual {
+		legs = append(legs, DialectLeg{Dialect: 3 - s.Dialect, Entry: s.Secondary})
+	}
+	return legs
 }
 
 // candidates are the entries a standard client can read: the v2 header's,
@@ -179,7 +204,33 @@ func Select(ch lint.Challenge, res lint.Result, o Options) Selection {
 	default:
 		s.Dialect = 1
 	}
+	s.Dual = ch.HeaderDecodable && ch.Header != nil && ch.Header.Version == 2 && len(ch.Header.Accepts) > 0 &&
+		ch.Body != nil && ch.Body.Version == 1 && len(ch.Body.Accepts) > 0
+	if s.Dual && s.Selected != nil {
+		s.Secondary = secondaryEntry(ch, res, o, 3-s.Dialect)
+	}
 	return s
+}
+
+// secondaryEntry is the entry P1 is built from in the other dialect: the
+// first clean entry of that leg that matches and is within budget, else the
+// first clean entry of that leg (the probe tests the gate, not the price).
+func secondaryEntry(ch lint.Challenge, res lint.Result, o Options, dialect int) *Entry {
+	var first *Entry
+	for _, e := range candidates(ch) {
+		if e.X402Version != dialect || !clean(res, e.Leg, e.Index) {
+			continue
+		}
+		if o.matches(e) && o.withinBudget(e) {
+			e := e
+			return &e
+		}
+		if first == nil {
+			e := e
+			first = &e
+		}
+	}
+	return first
 }
 
 func str(m map[string]any, key string) string {

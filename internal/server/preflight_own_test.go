@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/exchangerebel/payability/internal/buildinfo"
+	"github.com/exchangerebel/payability/internal/facilitator/facilitatortest"
 	"github.com/exchangerebel/payability/internal/ops"
 	"github.com/exchangerebel/payability/internal/preflight"
 	"github.com/exchangerebel/payability/internal/target"
@@ -14,11 +15,17 @@ import (
 
 // Our own paid routes preflight GO on their paid method (POST with the
 // body a caller sends) when the facilitator rail names its fee payer: lint
-// clean, a fresh memo on each fetch, both payment probes refused with a
-// reason of their own and before any facilitator call, HEAD and GET not open.
+// clean, a fresh memo on each fetch, HEAD and GET not open, P2 refused by
+// the gate itself, and P1 — valid in everything but its signature since
+// x402-preflight revision 2 — passed by every check of the gate to the
+// facilitator's /verify, which refuses the signature, in both dialects the
+// routes advertise; nothing reaches /settle.
 func TestOwnGatePreflightsGO(t *testing.T) {
 	h := newHarness(t, ServeAll)
 	fake := withFacilitator(t, h)
+	fake.Set(func(facilitatortest.Call) facilitatortest.Answer {
+		return facilitatortest.Answer{Status: 200, Body: `{"isValid":false,"invalidReason":"invalid_exact_svm_payload_transaction_signature","payer":""}`}
+	}, nil)
 	runner := ops.Runner{Fetcher: target.New(target.Options{AllowPrivate: true, UserAgent: buildinfo.UserAgent}), Now: time.Now}
 	for _, path := range []string{"/toll/payability/check", "/toll/payability/memo", "/toll/rail-probe/probe"} {
 		rep, err := runner.Preflight(context.Background(), ops.PreflightRequest{URL: h.srv.URL + path, Method: http.MethodPost,
@@ -33,7 +40,7 @@ func TestOwnGatePreflightsGO(t *testing.T) {
 			t.Errorf("%s: terms %v memo %s", path, rep.TermsSHA256, rep.Challenge.Memo)
 		}
 	}
-	if n := len(fake.Calls("/verify")) + len(fake.Calls("/settle")); n != 0 {
-		t.Errorf("the payment probes reached the facilitator: %d calls", n)
+	if v, n := len(fake.Calls("/verify")), len(fake.Calls("/settle")); v != 6 || n != 0 {
+		t.Errorf("/verify %d calls (want one P1 per dialect per route, 6), /settle %d (want 0)", v, n)
 	}
 }

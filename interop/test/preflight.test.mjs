@@ -2,23 +2,25 @@
 // v2) and x402-express (x402 v1), on Solana and Base, on loopback. P1 (the
 // structural probe) must reach the seller's real verification — the fake
 // facilitator's /verify sees it and refuses it — and nothing is ever
-// settled. The decisions are what x402-preflight/v1 gives for what each
-// middleware answers (docs/preflight.md).
+// settled. Under revision 2 the Solana P1 passes every check of that
+// facilitator but the signature's. The decisions are what x402-preflight/v1
+// revision 2 gives for what each middleware answers (docs/preflight.md).
 import { blocked } from "../lib/guard.mjs"; // first: loopback only
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 
 import { keypair, startRpc } from "../lib/solana.mjs";
-import { startFacilitator } from "../lib/facilitator.mjs";
+import { check, startFacilitator } from "../lib/facilitator.mjs";
 import { V1, V2, config, start } from "../lib/sellers.mjs";
 import { build, cli } from "../lib/payability.mjs";
 
-let bin, rpc, fac;
+let bin, rpc, fac, feePayer;
 
 before(async () => {
   bin = await build();
   rpc = await startRpc();
-  fac = await startFacilitator({ feePayer: keypair().address, rpc });
+  feePayer = keypair().address;
+  fac = await startFacilitator({ feePayer, rpc });
 });
 
 after(async () => {
@@ -64,6 +66,15 @@ for (const c of CASES) {
       const { code, rec } = await preflight(seller.url);
       const verifies = fac.callsTo("/verify").slice(before);
       assert.equal(verifies.length, 1, "P1 reached the facilitator's /verify exactly once");
+      if (c.network.startsWith("solana")) {
+        // Everything a facilitator checks before the signature passes: fee
+        // payer, transfer, mint, recipient's token account, amount, memo.
+        const { x402Version, paymentPayload, paymentRequirements } = verifies[0].body;
+        const r = await check(x402Version, paymentPayload, paymentRequirements, feePayer);
+        assert.equal(r.reason, "invalid_exact_svm_payload_signature_invalid");
+      }
+      assert.equal(rec.revision, "2");
+      assert.deepEqual(rec.dialects, [c.impl === V2 ? 2 : 1]);
       assert.equal(grades(rec).p1_structural, "CLOSED");
       assert.equal(grades(rec).p2_bogus, c.p2);
       assert.equal(rec.method, c.method);

@@ -98,10 +98,10 @@ func finding(rule, sev, leg string, entry *int, field string) lintFinding {
 // P2 400, HEAD 402, the other method 405.
 func answers(gated, other string) []answer {
 	return []answer{
-		{"p1_structural", gated, ok(402, map[string]string{"content-type": "application/json"}, `{"error":"invalid_exact_svm_payload_transaction"}`)},
-		{"p2_bogus", gated, ok(400, nil, `{"error":"invalid payment header"}`)},
-		{"head", "HEAD", ok(402, nil, "")},
-		{"other", other, ok(405, nil, "")},
+		{ID: "p1_structural", Method: gated, Capture: ok(402, map[string]string{"content-type": "application/json"}, `{"error":"invalid_exact_svm_payload_transaction"}`)},
+		{ID: "p2_bogus", Method: gated, Capture: ok(400, nil, `{"error":"invalid payment header"}`)},
+		{ID: "head", Method: "HEAD", Capture: ok(402, nil, "")},
+		{ID: "other", Method: other, Capture: ok(405, nil, "")},
 	}
 }
 
@@ -174,7 +174,7 @@ func synthetic() []cases {
 			in.LintResult.Findings = []lintFinding{finding("evm-asset", "error", "header", ptr(0), "accepts[0].asset")}
 			in.LintResult.Conforms = false
 		}),
-		mk("go-v1-entry-after-a-broken-v2-leg", "the v2 header leg has a leg error; the v1 body entry is selected", func(in *caseInput) {
+		mk("hold-v1-entry-after-a-broken-v2-leg", "the v2 header leg has a leg error; the v1 body entry is selected, and the v2 dialect cannot be probed: payment_not_verified_v2", func(in *caseInput) {
 			c := v2(nil, solEntry())
 			body := v1(v1Entry())
 			c.BodyText = body.BodyText
@@ -221,8 +221,13 @@ func synthetic() []cases {
 			in.Lint = []methodCapture{{"GET", ok(200, nil, "free")}, {"POST", ok(200, nil, "free")}}
 			in.LintResult, in.Second, in.Answers = nil, nil, nil
 		}),
-		mk("stop-not-402-unreachable", "GET and POST got no response", func(in *caseInput) {
-			in.Lint = []methodCapture{{"GET", failed("failed")}, {"POST", failed("timeout")}}
+		mk("stop-unreachable-dns", "GET and POST failed to resolve: unreachable with the fetch error, not not_402", func(in *caseInput) {
+			dead := capture{Outcome: "failed", Error: "dns_failed"}
+			in.Lint = []methodCapture{{"GET", dead}, {"POST", dead}}
+			in.LintResult, in.Second, in.Answers = nil, nil, nil
+		}),
+		mk("stop-unreachable-timeout", "GET failed, POST timed out: unreachable, fetch_error timeout", func(in *caseInput) {
+			in.Lint = []methodCapture{{"GET", capture{Outcome: "failed", Error: "connect_refused"}}, {"POST", failed("timeout")}}
 			in.LintResult, in.Second, in.Answers = nil, nil, nil
 		}),
 		mk("stop-not-402-method-given", "--method GET answered 405; nothing else is sent", func(in *caseInput) {

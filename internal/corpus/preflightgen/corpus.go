@@ -14,10 +14,14 @@ import (
 // declared here again on purpose: the generator shares no code with the
 // module it checks.
 
+// corpusNow is the check time every case's P1 is built at
+// (2026-01-01T00:00:00Z).
+const corpusNow = 1767225600
+
 const (
 	corpusID   = "x402-preflight-corpus/v1"
 	documentID = "x402-preflight/v1"
-	revision   = "1"
+	revision   = "2"
 	corpusFile = "preflight-corpus.v1.json"
 )
 
@@ -35,6 +39,9 @@ type cases struct {
 	URL      string    `json:"url"`
 	Input    caseInput `json:"input"`
 	Expected expected  `json:"expected"`
+	// ExpectedProbes are the payment probes the case sends, header values
+	// exactly (P1 from the case's probe_env).
+	ExpectedProbes []paymentProbe `json:"expected_probes"`
 }
 
 // capture is one observation in corpus form.
@@ -43,6 +50,7 @@ type capture struct {
 	Status   *int              `json:"status"`
 	Headers  map[string]string `json:"headers,omitempty"`
 	BodyText *string           `json:"body_text,omitempty"`
+	Error    string            `json:"error,omitempty"`
 }
 
 func (c capture) observed() observed {
@@ -130,12 +138,18 @@ func build(root string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, c := range append(synthetic(), recorded...) {
+	for _, c := range append(append(synthetic(), partialCases()...), recorded...) {
 		if seen[c.ID] {
 			panic("duplicate case " + c.ID)
 		}
 		seen[c.ID] = true
-		c.Expected = evaluate(c.Input)
+		if c.Input.ProbeEnv == nil {
+			c.Input.ProbeEnv = &probeEnv{Now: corpusNow, RandomHex: hex.EncodeToString(caseStream(c.ID))}
+		}
+		c.Expected, c.ExpectedProbes = evaluateWithProbes(&c.Input)
+		if c.ExpectedProbes == nil {
+			c.ExpectedProbes = []paymentProbe{}
+		}
 		f.Cases = append(f.Cases, c)
 	}
 	return render(f)

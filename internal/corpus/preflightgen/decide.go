@@ -278,9 +278,18 @@ func selectEntry(cs []candidate, l lintData, o options) (*candidate, bool) {
 	return nil, matched
 }
 
+// probeable: P1 is sent for exact on an eip155 network, or on a solana
+// network whose payTo, asset and extra.feePayer are 32-byte keys and whose
+// amount fits 64 bits.
 func probeable(c *candidate) bool {
-	return c != nil && text(c.entry, "scheme") == "exact" &&
-		(strings.HasPrefix(c.caip2, "solana:") || strings.HasPrefix(c.caip2, "eip155:"))
+	if c == nil || text(c.entry, "scheme") != "exact" {
+		return false
+	}
+	if strings.HasPrefix(c.caip2, "eip155:") {
+		return true
+	}
+	_, _, _, _, ok := svmTerms(c)
+	return strings.HasPrefix(c.caip2, "solana:") && ok
 }
 
 // rejection signals: source|value strings.

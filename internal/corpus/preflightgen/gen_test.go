@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/hex"
 	"go/parser"
 	"go/token"
 	"os"
@@ -75,7 +76,7 @@ func TestGenerationIsDeterministic(t *testing.T) {
 func TestEveryReasonAndGradeIsCovered(t *testing.T) {
 	reasons, grades := map[string]bool{}, map[string]bool{}
 	decisions := map[string]bool{}
-	for _, c := range synthetic() {
+	for _, c := range append(synthetic(), partialCases()...) {
 		e := evaluate(c.Input)
 		decisions[e.Decision] = true
 		for _, r := range e.Reasons {
@@ -87,8 +88,8 @@ func TestEveryReasonAndGradeIsCovered(t *testing.T) {
 			}
 		}
 	}
-	for _, r := range []string{"not_402", "no_payable_entry", "over_budget", "fail_open", "resource_mismatch",
-		"payment_not_verified", "challenge_static", "method_open", "lint_warnings", "scheme_not_probed", "cortx_unfavourable", "cortx_unverified"} {
+	for _, r := range []string{"unreachable", "not_402", "no_payable_entry", "over_budget", "fail_open", "resource_mismatch",
+		"payment_not_verified", "payment_not_verified_v2", "payment_not_verified_v1", "challenge_static", "method_open", "lint_warnings", "scheme_not_probed", "cortx_unfavourable", "cortx_unverified"} {
 		if !reasons[r] {
 			t.Errorf("no case gives %s", r)
 		}
@@ -102,5 +103,37 @@ func TestEveryReasonAndGradeIsCovered(t *testing.T) {
 		if !decisions[d] {
 			t.Errorf("no case decides %s", d)
 		}
+	}
+}
+
+// TestPartialVerifiersFailOpenHonestSellersGo: revision 2's P1 passes every
+// partial verifier (so it serves, and preflight stops), while a seller that
+// checks the same and then verifies the signature refuses it (GO).
+func TestPartialVerifiersFailOpenHonestSellersGo(t *testing.T) {
+	n := 0
+	for _, c := range partialCases() {
+		in := c.Input
+		in.ProbeEnv = &probeEnv{Now: corpusNow, RandomHex: hex.EncodeToString(caseStream(c.ID))}
+		e, probes := evaluateWithProbes(&in)
+		p1 := 0
+		for _, p := range probes {
+			if p.ID == "p1_structural" {
+				p1++
+			}
+		}
+		switch {
+		case strings.HasPrefix(c.ID, "stop-partial-"):
+			n++
+			if e.Decision != "STOP" || e.Reasons[0] != "fail_open" || e.Probes[0].Grade == nil || *e.Probes[0].Grade != "FAIL-OPEN" {
+				t.Errorf("%s: %s %v, P1 %v", c.ID, e.Decision, e.Reasons, e.Probes[0].Grade)
+			}
+		case strings.HasPrefix(c.ID, "go-"):
+			if e.Decision != "GO" || p1 == 0 {
+				t.Errorf("%s: %s %v with %d P1", c.ID, e.Decision, e.Reasons, p1)
+			}
+		}
+	}
+	if n != 16 {
+		t.Errorf("%d partial-verifier cases, want 16 (EVM a-f and Solana d', f' in both dialects)", n)
 	}
 }
