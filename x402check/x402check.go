@@ -104,6 +104,12 @@ type PreflightRecord struct {
 	Decision  Decision `json:"decision"`
 	// Reasons are closed-form codes, STOP reasons first (docs/preflight.md).
 	Reasons []string `json:"reasons"`
+	// FetchError is the closed-form fetch error (dns_failed, timeout,
+	// address_refused, …) when the decision is STOP unreachable; "" otherwise.
+	FetchError string `json:"fetch_error,omitempty"`
+	// Dialects are the x402 versions the payment probes went out in, the
+	// selected entry's first (revision 2 probes every advertised dialect).
+	Dialects []int `json:"dialects"`
 	// Selected is nil when no entry was selected.
 	Selected *SelectedEntry `json:"selected_entry"`
 	// TermsSHA256 is the terms hash of the selected entry; "" when none.

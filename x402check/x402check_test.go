@@ -153,7 +153,7 @@ func TestInputErrors(t *testing.T) {
 	// The address guard: loopback needs AllowPrivate, and is then a decision, not an error.
 	s := startSeller(t, &seller{})
 	rec, err := x402check.Preflight(ctx, s.URL(), x402check.Options{})
-	if err != nil || rec.Decision != x402check.Stop || rec.Reasons[0] != "not_402" {
+	if err != nil || rec.Decision != x402check.Stop || rec.Reasons[0] != "unreachable" || rec.FetchError != "address_refused" {
 		t.Fatalf("a loopback seller without AllowPrivate: %v %v", rec, err)
 	}
 }
