@@ -198,7 +198,7 @@ func (s *Scanner) Progress() Progress { return s.tally.snapshot() }
 
 // result is one record, encoded by the goroutine that produced it.
 type result struct {
-	line []byte
+	line *lineBuf // back to linePool once written
 	key  tallyKey
 	rec  *Record // only when Options.Observe is set
 }
@@ -338,7 +338,7 @@ func (s *Scanner) write(header []byte, results <-chan result, writeErr chan<- er
 	}
 	for r := range results {
 		if !failed {
-			if _, err := bw.Write(r.line); err != nil {
+			if _, err := bw.Write(r.line.Bytes()); err != nil {
 				fail(err)
 			} else if len(results) == 0 {
 				// Nothing else is ready: let a reader downstream see it now.
@@ -347,6 +347,7 @@ func (s *Scanner) write(header []byte, results <-chan result, writeErr chan<- er
 				}
 			}
 		}
+		r.line.release()
 		s.tally.add(r.key)
 		if r.rec != nil {
 			s.opts.Observe(*r.rec)
@@ -563,20 +564,46 @@ func keyOf(rep ops.Report) tallyKey {
 }
 
 // encode renders one record as a JSON line, its URL redacted (RedactURL)
-// and, unless Options.Full, without the texts the header carries.
-func (s *Scanner) encode(r Record) []byte {
+// and, unless Options.Full, without the texts the header carries. The line
+// is in a pooled buffer: the writer releases it once written.
+func (s *Scanner) encode(r Record) *lineBuf {
 	r.URL = RedactURL(r.URL)
-	line := encodeLine(r)
-	if line == nil {
+	lb := linePool.Get().(*lineBuf)
+	lb.Reset()
+	if lb.enc == nil {
+		lb.enc = json.NewEncoder(&lb.Buffer)
+		lb.enc.SetEscapeHTML(false) // URLs keep their '&', '<' and '>' as written
+	}
+	// The encoder writes nothing when it fails.
+	if err := lb.enc.Encode(r); err != nil {
 		// Reports are plain structs; this cannot happen. Keep the line well formed.
-		return encodeLine(Record{Line: r.Line, URL: r.URL, Error: &Problem{Code: CodeInternal}})
+		_ = lb.enc.Encode(Record{Line: r.Line, URL: r.URL, Error: &Problem{Code: CodeInternal}})
+		return lb
 	}
 	if r.Report != nil {
 		for _, cut := range s.cuts {
-			line = cutOnce(line, cut)
+			lb.Truncate(len(cutOnce(lb.Bytes(), cut))) // cut in place
 		}
 	}
-	return line
+	return lb
+}
+
+// lineBuf is a record's JSON line and the encoder that writes it.
+type lineBuf struct {
+	bytes.Buffer
+	enc *json.Encoder
+}
+
+// maxPooledLine: a buffer grown past this by an unusually long record is
+// left to the collector rather than kept.
+const maxPooledLine = 64 << 10
+
+var linePool = sync.Pool{New: func() any { return new(lineBuf) }}
+
+func (lb *lineBuf) release() {
+	if lb.Cap() <= maxPooledLine {
+		linePool.Put(lb)
+	}
 }
 
 // encodeLine renders v as one JSON line; nil if it cannot be encoded. URLs
