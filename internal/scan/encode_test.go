@@ -43,7 +43,7 @@ func TestPooledEncodeIsByteIdentical(t *testing.T) {
 	var reports []ops.Report
 	for _, f := range []memFetcher{mem, html, timeout} {
 		r := ops.Runner{Fetcher: f}
-		for _, op := range []string{ops.OpCheck, ops.OpMemo, ops.OpProbe} {
+		for _, op := range []string{ops.OpCheck, ops.OpMemo, ops.OpProbe, ops.OpLint} {
 			rep, err := r.Run(ctx, op, "https://seller.example/api/paid?a=1&b=<2>")
 			if err != nil {
 				t.Fatal(err)
@@ -51,15 +51,19 @@ func TestPooledEncodeIsByteIdentical(t *testing.T) {
 			reports = append(reports, rep)
 		}
 	}
-	recs := []Record{
-		{Line: 7, URL: url, Refused: &Refusal{Rule: "url_userinfo"}},
-		{Line: 8, URL: "http://a/\u2028\"x\"", Error: &Problem{Code: CodeCancelled}},
-		{Line: 9, URL: "", Refused: &Refusal{Rule: "entry_not_a_string"}},
+	urls := []string{url, "", "http://a/\u2028\"x\"", "http://a/\\b\x00\x1f\x7f", "http://a/\xff\xfe", "https://é.example/ü?q=<&>", "http://a/\t\n\r\b\f", "http://a/\u2029"}
+	var recs []Record
+	for i, u := range urls {
+		recs = append(recs,
+			Record{Line: i, URL: u, Refused: &Refusal{Rule: "url_userinfo"}},
+			Record{Line: -i, URL: u, Error: &Problem{Code: CodeCancelled}},
+			Record{Line: 1 << 40, URL: u, Refused: &Refusal{Rule: "a\"b\\c\u2028"}},
+		)
+		for j, rep := range reports {
+			recs = append(recs, Record{Line: 100*i + j, URL: u, Report: rep})
+		}
 	}
-	for i, rep := range reports {
-		recs = append(recs, Record{Line: 10 + i, URL: url, Report: rep})
-	}
-	for _, op := range []string{ops.OpCheck, ops.OpMemo, ops.OpProbe} {
+	for _, op := range []string{ops.OpCheck, ops.OpMemo, ops.OpProbe, ops.OpLint} {
 		for _, full := range []bool{false, true} {
 			s := New(Options{Op: op, Full: full})
 			for round := 0; round < 2; round++ { // the second round reuses pooled buffers
