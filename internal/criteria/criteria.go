@@ -176,14 +176,12 @@ func Timestamp(t time.Time) string { return t.UTC().Format(TimeFormat) }
 
 // CheckLine renders the check op's verdict line from the published grammar.
 func CheckLine(state string, end time.Time) string {
-	return strings.NewReplacer("<STATE>", state, "<check-end UTC>", Timestamp(end)).
-		Replace(payability().VerdictGrammar.Line)
+	return checkLine().render(state, Timestamp(end))
 }
 
 // MemoLine renders the memo op's verdict line from the published grammar.
 func MemoLine(state string, end time.Time) string {
-	return strings.NewReplacer("<STATE>", state, "<check-end UTC>", Timestamp(end)).
-		Replace(payability().MemoOp.VerdictGrammar.Line)
+	return memoLine().render(state, Timestamp(end))
 }
 
 // ProbeLine renders the probe op's verdict line from the published grammar.

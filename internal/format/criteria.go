@@ -2,6 +2,7 @@ package format
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/exchangerebel/payability/internal/criteria"
 	"github.com/exchangerebel/payability/internal/ops"
@@ -217,16 +218,17 @@ func factorNames[F any](states []string, clauses func(F, verdict.State) []factor
 	return names
 }
 
+// The factor names are read from the criteria on first use, not at start-up.
 var (
-	checkFactorNames = factorNames(criteria.Payability().States, checkClauses)
-	memoFactorNames  = factorNames(criteria.Payability().MemoOp.States, memoClauses)
+	checkFactorNames = sync.OnceValue(func() []string { return factorNames(criteria.Payability().States, checkClauses) })
+	memoFactorNames  = sync.OnceValue(func() []string { return factorNames(criteria.Payability().MemoOp.States, memoClauses) })
 )
 
 // FromCheck maps a check report: any state but POPULATED is an error, on the
 // state and on every factor its rule names that failed; the description
 // flag is a note.
 func FromCheck(r ops.CheckReport) Result {
-	cases := stateCases(ops.OpCheck, string(r.State), string(verdict.Populated), nil, checkFactorNames, checkClauses(r.Factors, r.State))
+	cases := stateCases(ops.OpCheck, string(r.State), string(verdict.Populated), nil, checkFactorNames(), checkClauses(r.Factors, r.State))
 	flag := Case{Name: "description_overlong"}
 	if r.Factors.DescriptionOverlong != nil && *r.Factors.DescriptionOverlong {
 		flag.Findings = []Finding{{Rule: ruleID(ops.OpCheck, "description_flag"), Level: LevelNote,
@@ -274,7 +276,7 @@ func statusOf(s *int) string {
 
 // FromMemo maps a memo report: any state but BOUND is an error.
 func FromMemo(r ops.MemoReport) Result {
-	cases := stateCases(ops.OpMemo, string(r.State), string(verdict.Bound), r.Reason, memoFactorNames, memoClauses(r.Factors, r.State))
+	cases := stateCases(ops.OpMemo, string(r.State), string(verdict.Bound), r.Reason, memoFactorNames(), memoClauses(r.Factors, r.State))
 	return Result{Op: r.Op, URL: r.URL, Outcome: string(r.State), Line: r.VerdictLine, Cases: cases}
 }
 

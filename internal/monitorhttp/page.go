@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/exchangerebel/payability/internal/buildinfo"
@@ -19,7 +20,10 @@ import (
 //go:embed templates/status.html
 var templatesFS embed.FS
 
-var pages = template.Must(template.ParseFS(templatesFS, "templates/status.html"))
+// pages is parsed on first use, not at start-up.
+var pages = sync.OnceValue(func() *template.Template {
+	return template.Must(template.ParseFS(templatesFS, "templates/status.html"))
+})
 
 // recentRows is how many observations the detail page lists.
 const recentRows = 50
@@ -178,7 +182,7 @@ func (h *Handler) statusDetail(w http.ResponseWriter, r *http.Request) {
 
 func render(w http.ResponseWriter, name string, data any) {
 	var buf bytes.Buffer
-	if err := pages.ExecuteTemplate(&buf, name, data); err != nil {
+	if err := pages().ExecuteTemplate(&buf, name, data); err != nil {
 		writeError(w, 0, "internal_error")
 		return
 	}

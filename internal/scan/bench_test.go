@@ -100,6 +100,6 @@ func BenchmarkEncodeCheckRecord(b *testing.B) {
 	s := New(Options{Op: ops.OpCheck})
 	b.ReportAllocs()
 	for b.Loop() {
-		_ = s.encode(rec)
+		s.encode(rec).release()
 	}
 }

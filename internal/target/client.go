@@ -352,7 +352,7 @@ func (c *Client) exchange(hc *http.Client, req *http.Request, a *attempt, s *Ses
 	if s != nil && resp.ProtoMajor == 2 {
 		s.h2.Store(req.URL.Scheme+"://"+req.URL.Host, true)
 	}
-	data, err := io.ReadAll(io.LimitReader(resp.Body, int64(c.opts.BodyCap)+1))
+	data, err := readBody(resp.Body, resp.ContentLength, c.opts.BodyCap)
 	if len(data) > c.opts.BodyCap {
 		// Status and headers arrived; the body is past the cap and not kept.
 		// Closing the body early also drops the connection: nothing is read

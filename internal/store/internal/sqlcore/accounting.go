@@ -15,7 +15,7 @@ func (s *Store) PendingEntries(ctx context.Context, op store.Op) ([]store.Entry,
 	if !op.Valid() {
 		return nil, errors.New("store: pending entries: unknown op")
 	}
-	rows, err := s.db.Query(ctx, ledgerQueries[op].selectPending, true)
+	rows, err := s.db.Query(ctx, ledgerQueries()[op].selectPending, true)
 	if err != nil {
 		return nil, fmt.Errorf("store: pending entries: %w", err)
 	}
@@ -39,7 +39,7 @@ func (s *Store) FillCAD(ctx context.Context, op store.Op, id, rate, rateDate str
 	if !op.Valid() || id == "" || !store.IsRate(rate) || !store.IsDate(rateDate) {
 		return false, store.ErrInvalidRate
 	}
-	n, err := s.db.Exec(ctx, ledgerQueries[op].fillCAD, id, rate, rateDate, false, true)
+	n, err := s.db.Exec(ctx, ledgerQueries()[op].fillCAD, id, rate, rateDate, false, true)
 	if err != nil {
 		return false, fmt.Errorf("store: fill CAD: %w", err)
 	}
@@ -103,7 +103,7 @@ func (s *Store) AddRefund(ctx context.Context, r store.Refund) (store.Refund, er
 	}
 	r.ID = rand.Text()
 	r.Time = r.Time.UTC().Truncate(time.Millisecond)
-	q := ledgerQueries[r.Op]
+	q := ledgerQueries()[r.Op]
 	n, err := s.db.Exec(ctx, q.insertRefund, r.ID, string(r.Op), r.EntryID, r.Tx,
 		r.Time.Format(store.TimestampLayout), r.Time.Format(store.DayLayout))
 	if err != nil {
@@ -168,7 +168,7 @@ func (s *Store) Tallies(ctx context.Context) (store.Tallies, error) {
 		FirstSale: map[store.Op]time.Time{},
 	}
 	for _, op := range store.Ops {
-		q := ledgerQueries[op]
+		q := ledgerQueries()[op]
 		var err error
 		if t.Sales[op], err = s.dayCounts(ctx, q.salesByDay, false); err != nil {
 			return store.Tallies{}, fmt.Errorf("store: tallies: %w", err)

@@ -286,13 +286,13 @@ func (s *Store) Deliver(ctx context.Context, paymentID, leaseToken string, e sto
 		// A reopened delivery (Reopen) left its entry: the resumed
 		// delivery keeps it and writes none, so a payment has one entry.
 		var have int64
-		if err := q.QueryRow(ctx, ledgerQueries[op].entryOfPayment, paymentID, e.PaymentTx).Scan(&have); err != nil {
+		if err := q.QueryRow(ctx, ledgerQueries()[op].entryOfPayment, paymentID, e.PaymentTx).Scan(&have); err != nil {
 			return fmt.Errorf("store: ledger entry: %w", err)
 		}
 		if have > 0 {
 			return nil
 		}
-		if _, err := q.Exec(ctx, ledgerQueries[op].insert, entryArgs(e)...); err != nil {
+		if _, err := q.Exec(ctx, ledgerQueries()[op].insert, entryArgs(e)...); err != nil {
 			return fmt.Errorf("store: ledger entry: %w", err)
 		}
 		return nil
@@ -342,7 +342,7 @@ func (s *Store) Entries(ctx context.Context, op store.Op, from, to time.Time) ([
 	if !op.Valid() {
 		return nil, fmt.Errorf("store: entries: unknown op")
 	}
-	rows, err := s.db.Query(ctx, ledgerQueries[op].selectRange,
+	rows, err := s.db.Query(ctx, ledgerQueries()[op].selectRange,
 		from.UTC().Format(store.TimestampLayout), to.UTC().Format(store.TimestampLayout))
 	if err != nil {
 		return nil, fmt.Errorf("store: entries: %w", err)

@@ -3,6 +3,7 @@ package sqlcore
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/exchangerebel/payability/internal/store"
 )
@@ -113,7 +114,8 @@ type ledgerSQL struct {
 	selectPending, fillCAD, insertRefund, entryExists, entryOfPayment, salesByDay, firstSale, refundsByDay string
 }
 
-var ledgerQueries = func() map[store.Op]ledgerSQL {
+// ledgerQueries are built on first use, not at start-up.
+var ledgerQueries = sync.OnceValue(func() map[store.Op]ledgerSQL {
 	m := make(map[store.Op]ledgerSQL, len(store.Ops))
 	for _, op := range store.Ops {
 		cols := append(append(append([]string{}, commonColumns...), opColumns[op]...), lastColumns...)
@@ -162,7 +164,7 @@ WHERE r.entry_op = '%s' AND l.house = $1 GROUP BY r."day" ORDER BY r."day"`, tab
 		}
 	}
 	return m
-}()
+})
 
 // The cached rates: insert-or-ignore, so a cached date keeps its first value.
 const (
