@@ -28,7 +28,14 @@ const (
 	MaxWebhooks    = 32
 	MaxBodyBytes   = 65536
 	MinEvery       = time.Second
-	MinRetention   = time.Hour
+	// MaxEvery is the longest interval: 30 days (so that the two intervals
+	// of freshness never overflow a time.Duration).
+	MaxEvery     = 30 * 24 * time.Hour
+	MinRetention = time.Hour
+	// MaxRetention is the longest retention: 3650 days.
+	MaxRetention = 3650 * 24 * time.Hour
+	// MaxDepth is how deeply objects and arrays may nest (the file needs 4).
+	MaxDepth = 32
 	// DefaultRetention is how long the history is kept when the
 	// configuration does not say: 30 days.
 	DefaultRetention = 30 * 24 * time.Hour
@@ -233,6 +240,9 @@ func (v validator) config(raw rawConfig) (*Config, error) {
 		if d < MinRetention {
 			return nil, v.fail("retention", "must be at least 1h")
 		}
+		if d > MaxRetention {
+			return nil, v.fail("retention", "must be at most 3650d")
+		}
 		c.Retention = d
 	}
 	return c, nil
@@ -290,6 +300,9 @@ func (v validator) endpoint(at string, re rawEndpoint) (Endpoint, error) {
 	}
 	if d < MinEvery {
 		return e, v.fail(at+".every", "must be at least 1s")
+	}
+	if d > MaxEvery {
+		return e, v.fail(at+".every", "must be at most 30d")
 	}
 	e.Every = d
 	if re.Network != "" && !lint.IsCAIP2(re.Network) {
