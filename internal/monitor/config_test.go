@@ -83,6 +83,8 @@ func TestParseConfigBad(t *testing.T) {
 		{"webhook_no_events", "webhooks[0].events", 2, 74, "at least one event"},
 		{"retention_59m", "retention", 1, 105, "at least 1h"},
 		{"two_documents", "", 1, 92, "more than one JSON document"},
+		{"webhook_repeated", "webhooks[1]", 2, 109, "repeats an earlier webhook's id and url"},
+		{"webhook_bad_id", "webhooks[0].id", 2, 22, "want 1 to 64"},
 		{"trailing_junk", "", 1, 92, "trailing data after the document"},
 		{"trailing_nul", "", 2, 1, "trailing data after the document"},
 		{"every_over_30d", "endpoints[0].every", 1, 84, "at most 30d"},
