@@ -17,7 +17,9 @@ func TestMetricsAndProbe(t *testing.T) {
 	h := newHarnessWith(t, endpointsConfig(time.Minute,
 		monitor.Endpoint{ID: "good", URL: good.URL + "/paid", Ops: []string{"check", "memo"}},
 		monitor.Endpoint{ID: "bad", URL: bad.URL + "/paid", Ops: []string{"check"}},
-	), func(o *schedule.Options) { o.Receivers = []schedule.Receiver{{ID: "ops-hook", URL: rc.URL, Secret: secret}} })
+	), func(o *schedule.Options) {
+		o.Receivers = []schedule.Receiver{{ID: "ops-hook", URL: rc.URL, Secret: secret}}
+	})
 	h.check("good", "check")
 	h.check("bad", "check")
 	h.advance(time.Minute)
