@@ -380,3 +380,80 @@ func testHistoryDailyPrune(t *testing.T, h store.History) {
 		t.Errorf("after pruning: %+v, want the day with 2 checks, 1 passing", got)
 	}
 }
+
+// SummaryRollbackSQL undoes migration 0006 (the summary) on a database, so
+// that opening a store again applies it to the history already there.
+var SummaryRollbackSQL = []string{
+	`DROP TABLE observation_days`,
+	`DROP TABLE observation_runs`,
+	`DELETE FROM schema_migrations WHERE version = 6`,
+}
+
+// RunSummaryBackfill: the summary the migration backfills from an existing
+// history is the one kept as the same observations landed. open opens a
+// store on one database (each call the same database); rollback runs
+// SummaryRollbackSQL on it with every store closed.
+func RunSummaryBackfill(t *testing.T, open func(t *testing.T) (store.History, func()), rollback func(t *testing.T)) {
+	ctx := context.Background()
+	h, closeStore := open(t)
+	day := time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)
+	// Three endpoints, two ops, 3 days of flapping outcomes, and one late
+	// observation of an older slot.
+	for _, ep := range []string{"a", "b.v2", "c"} {
+		for slot := int64(10); slot < 82; slot++ {
+			for _, op := range []string{"check", "memo"} {
+				o := obs(ep, op, slot, day.Add(time.Duration(slot-10)*time.Hour))
+				o.Passing = (slot/5+int64(len(ep))+int64(len(op)))%3 != 0
+				add(t, h, o)
+			}
+		}
+	}
+	late := obs("a", "check", 5, day.Add(-time.Hour))
+	late.Passing = false
+	add(t, h, late)
+	type snapshot struct {
+		days    map[string][]store.ObservationDay
+		changes map[string][]store.Observation
+	}
+	read := func(h store.History) snapshot {
+		t.Helper()
+		s := snapshot{days: map[string][]store.ObservationDay{}, changes: map[string][]store.Observation{}}
+		for _, ep := range []string{"a", "b.v2", "c"} {
+			d, err := h.DailyCounts(ctx, ep, day.AddDate(0, 0, -2))
+			if err != nil {
+				t.Fatal(err)
+			}
+			c, err := h.LastChanges(ctx, ep)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.days[ep], s.changes[ep] = d, c
+		}
+		return s
+	}
+	kept := read(h)
+	closeStore()
+	rollback(t)
+	h, closeStore = open(t)
+	defer closeStore()
+	backfilled := read(h)
+	for ep := range kept.days {
+		wantDays := 3
+		if ep == "a" { // the late observation is on the day before
+			wantDays = 4
+		}
+		if len(kept.days[ep]) != wantDays || len(kept.changes[ep]) != 2 {
+			t.Fatalf("%s: %d days, %d changes kept; want %d and 2", ep, len(kept.days[ep]), len(kept.changes[ep]), wantDays)
+		}
+		if !slices.EqualFunc(kept.days[ep], backfilled.days[ep], func(x, y store.ObservationDay) bool {
+			return x.Day.Equal(y.Day) && x.Checks == y.Checks && x.Passing == y.Passing
+		}) {
+			t.Errorf("%s: days kept %+v, backfilled %+v", ep, kept.days[ep], backfilled.days[ep])
+		}
+		if !slices.EqualFunc(kept.changes[ep], backfilled.changes[ep], func(x, y store.Observation) bool {
+			return x.Op == y.Op && x.Slot == y.Slot && x.Passing == y.Passing
+		}) {
+			t.Errorf("%s: changes kept %+v, backfilled %+v", ep, kept.changes[ep], backfilled.changes[ep])
+		}
+	}
+}
