@@ -150,11 +150,17 @@ func (h *Handler) link(path string) string {
 }
 
 func (h *Handler) statusIndex(w http.ResponseWriter, r *http.Request) {
+	eps, pg, ok := pageOf(r, h.cfg.Monitor.Config.Endpoints, h.link("/status"))
+	if !ok {
+		writeError(w, 0, "bad_page")
+		return
+	}
 	data := struct {
 		Title, Now, Version string
 		Endpoints           []endpointPage
-	}{Title: "Endpoint status", Now: criteria.Timestamp(h.cfg.Monitor.NowTime()), Version: buildinfo.Version}
-	for _, e := range h.cfg.Monitor.Config.Endpoints {
+		Paging              paging
+	}{Title: "Endpoint status", Now: criteria.Timestamp(h.cfg.Monitor.NowTime()), Version: buildinfo.Version, Paging: pg}
+	for _, e := range eps {
 		p, _, err := h.endpointPage(r, e, h.link("/status/"+e.ID), false)
 		if err != nil {
 			writeError(w, 0, "internal_error")
