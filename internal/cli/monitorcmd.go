@@ -10,17 +10,21 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/exchangerebel/payability/internal/buildinfo"
+	"github.com/exchangerebel/payability/internal/health"
 	"github.com/exchangerebel/payability/internal/monitor"
 	"github.com/exchangerebel/payability/internal/monitorhttp"
 	"github.com/exchangerebel/payability/internal/ops"
 	"github.com/exchangerebel/payability/internal/report"
 	"github.com/exchangerebel/payability/internal/schedule"
+	"github.com/exchangerebel/payability/internal/server"
 	"github.com/exchangerebel/payability/internal/store"
 	"github.com/exchangerebel/payability/internal/target"
 )
@@ -105,7 +109,9 @@ func runMonitor(ctx context.Context, e Env, args []string) int {
 		fmt.Fprintf(e.Stderr, "payability monitor: %v\n", err)
 		return ExitInternal
 	}
-	run, err := startMonitor(ctx, e, cfg, st, f.storeDSN, f.dataDir, f.allowPrivate, f.publicURL, "/metrics", logger, key, keys, receivers)
+	live, err := startLiveMonitor(f.config, cfg, receivers, func(cfg *monitor.Config, receivers []schedule.Receiver) (*monitorRun, error) {
+		return startMonitor(ctx, e, cfg, st, f.storeDSN, f.dataDir, f.allowPrivate, f.publicURL, "/metrics", logger, key, keys, receivers)
+	}, e)
 	if err != nil {
 		fmt.Fprintf(e.Stderr, "payability monitor: %v\n", err)
 		if errors.As(err, new(badFlag)) {
@@ -113,10 +119,11 @@ func runMonitor(ctx context.Context, e Env, args []string) int {
 		}
 		return ExitInternal
 	}
-	defer run.stop()
+	defer live.stop()
 	backend, _ := storeBackend(f.storeDSN, f.dataDir)
 	fmt.Fprintf(e.Stderr, "payability monitor: %d endpoints; store: %s\n", len(cfg.Endpoints), backend)
-	return serveUntilDone(ctx, e, ln, run.handler)
+	probe := health.New(server.StoreCheck(st))
+	return serveUntilDone(ctx, e, ln, live, daemon{name: "monitor", probe: probe, reload: live.reload})
 }
 
 func loadMonitorConfig(path string) (*monitor.Config, error) {
@@ -136,6 +143,59 @@ func loadMonitorConfig(path string) (*monitor.Config, error) {
 type monitorRun struct {
 	handler http.Handler
 	stop    func()
+}
+
+// liveMonitor is the running monitor of a configuration file, which SIGHUP
+// reloads: the new file is read and checked first (a refused one keeps the
+// running monitor); then a monitor on it is started, takes the requests,
+// and the old one stops, finishing its checks in flight.
+type liveMonitor struct {
+	path  string
+	env   Env
+	start func(*monitor.Config, []schedule.Receiver) (*monitorRun, error)
+
+	mu  sync.Mutex // one reload at a time
+	run atomic.Pointer[monitorRun]
+}
+
+func startLiveMonitor(path string, cfg *monitor.Config, receivers []schedule.Receiver, start func(*monitor.Config, []schedule.Receiver) (*monitorRun, error), e Env) (*liveMonitor, error) {
+	run, err := start(cfg, receivers)
+	if err != nil {
+		return nil, err
+	}
+	l := &liveMonitor{path: path, env: e, start: start}
+	l.run.Store(run)
+	return l, nil
+}
+
+func (l *liveMonitor) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	l.run.Load().handler.ServeHTTP(w, r)
+}
+
+// reload reads the file again; an error leaves the running monitor as it is.
+func (l *liveMonitor) reload() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	cfg, err := loadMonitorConfig(l.path)
+	if err != nil {
+		return err
+	}
+	receivers, err := monitorReceivers(l.env, cfg)
+	if err != nil {
+		return err
+	}
+	next, err := l.start(cfg, receivers)
+	if err != nil {
+		return err
+	}
+	l.run.Swap(next).stop()
+	return nil
+}
+
+func (l *liveMonitor) stop() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.run.Load().stop()
 }
 
 // startMonitor wires the monitor on an open store (which must keep the
@@ -158,7 +218,7 @@ func monitorReceivers(e Env, cfg *monitor.Config) ([]schedule.Receiver, error) {
 		if secret == "" {
 			return nil, badFlag{fmt.Sprintf("config: webhooks[%d].secret_env: %s is not set", i, w.SecretEnv)}
 		}
-		receivers = append(receivers, schedule.Receiver{Index: i, URL: w.URL, Secret: []byte(secret)})
+		receivers = append(receivers, schedule.Receiver{ID: w.ID, URL: w.URL, Secret: []byte(secret)})
 	}
 	return receivers, nil
 }
@@ -216,23 +276,23 @@ const monitorMetricsPath = "/metrics/monitor"
 
 // serveWithMonitor starts the monitor of `serve --monitor FILE` on serve's
 // store (a handle of its own on the same database) and returns one handler
-// for both: the monitor's routes, then serve's. A nil handler means serve
-// must exit with code.
-func serveWithMonitor(ctx context.Context, e Env, f serveFlags, srv http.Handler) (http.Handler, func(), int) {
+// for both: the monitor's routes, then serve's, and the monitor's reload
+// (SIGHUP). A nil handler means serve must exit with code.
+func serveWithMonitor(ctx context.Context, e Env, f serveFlags, srv http.Handler) (http.Handler, func() error, func(), int) {
 	cfg, err := loadMonitorConfig(f.monitor)
 	if err != nil {
 		fmt.Fprintf(e.Stderr, "payability serve: --monitor: %v\n", err)
-		return nil, nil, exitUsage
+		return nil, nil, nil, exitUsage
 	}
 	receivers, err := monitorReceivers(e, cfg)
 	if err != nil {
 		fmt.Fprintf(e.Stderr, "payability serve: --monitor: %v\n", err)
-		return nil, nil, exitUsage
+		return nil, nil, nil, exitUsage
 	}
 	st, err := openStore(ctx, f.storeDSN, f.dataDir)
 	if err != nil {
 		fmt.Fprintf(e.Stderr, "payability serve: --monitor: %v\n", err)
-		return nil, nil, ExitInternal
+		return nil, nil, nil, ExitInternal
 	}
 	logger := slog.New(slog.NewTextHandler(e.Stderr, nil))
 	// serve's own key signs the records, so serve's JWKS verifies them.
@@ -240,23 +300,25 @@ func serveWithMonitor(ctx context.Context, e Env, f serveFlags, srv http.Handler
 	if err != nil {
 		st.Close()
 		fmt.Fprintf(e.Stderr, "payability serve: --monitor: %v\n", err)
-		return nil, nil, ExitInternal
+		return nil, nil, nil, ExitInternal
 	}
-	run, err := startMonitor(ctx, e, cfg, st, f.storeDSN, f.dataDir, f.allowPrivate, f.publicURL, monitorMetricsPath, logger, key, keys, receivers)
+	live, err := startLiveMonitor(f.monitor, cfg, receivers, func(cfg *monitor.Config, receivers []schedule.Receiver) (*monitorRun, error) {
+		return startMonitor(ctx, e, cfg, st, f.storeDSN, f.dataDir, f.allowPrivate, f.publicURL, monitorMetricsPath, logger, key, keys, receivers)
+	}, e)
 	if err != nil {
 		st.Close()
 		fmt.Fprintf(e.Stderr, "payability serve: --monitor: %v\n", err)
 		if errors.As(err, new(badFlag)) {
-			return nil, nil, exitUsage
+			return nil, nil, nil, exitUsage
 		}
-		return nil, nil, ExitInternal
+		return nil, nil, nil, ExitInternal
 	}
 	mux := http.NewServeMux()
 	for _, p := range append(monitorhttp.Routes, monitorMetricsPath) {
-		mux.Handle(p, run.handler)
+		mux.Handle(p, live)
 	}
 	mux.Handle("/", srv)
-	return mux, func() { run.stop(); st.Close() }, ExitOK
+	return mux, live.reload, func() { live.stop(); st.Close() }, ExitOK
 }
 
 // poster is the webhook deliveries' client: the guarded target client (no

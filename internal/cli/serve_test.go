@@ -94,7 +94,7 @@ func TestServeEndToEnd(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int)
-	go func() { done <- serveUntilDone(ctx, e, ln, srv) }()
+	go func() { done <- serveUntilDone(ctx, e, ln, srv, daemon{name: "serve"}) }()
 	base := "http://" + ln.Addr().String()
 	tr := &http.Transport{DisableKeepAlives: true}
 	defer tr.CloseIdleConnections()

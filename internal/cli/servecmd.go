@@ -25,6 +25,7 @@ import (
 	"github.com/exchangerebel/payability/internal/criteria"
 	"github.com/exchangerebel/payability/internal/facilitator"
 	"github.com/exchangerebel/payability/internal/gate"
+	"github.com/exchangerebel/payability/internal/health"
 	"github.com/exchangerebel/payability/internal/ledger"
 	"github.com/exchangerebel/payability/internal/ops"
 	"github.com/exchangerebel/payability/internal/report"
@@ -176,17 +177,18 @@ func runServe(ctx context.Context, e Env, args []string) int {
 	}
 	defer cleanup()
 	var handler http.Handler = srv
+	d := daemon{name: "serve", probe: health.New(srv.ReadyChecks()...)}
 	if f.monitor != "" {
-		h, stop, code := serveWithMonitor(ctx, e, f, srv)
+		h, reload, stop, code := serveWithMonitor(ctx, e, f, srv)
 		if h == nil {
 			ln.Close()
 			return code
 		}
 		defer stop()
-		handler = h
+		handler, d.reload = h, reload
 	}
 	fmt.Fprintf(e.Stderr, "payability serve: %s\n", describeServe(f))
-	return serveUntilDone(ctx, e, server.NewLimitListener(ln, f.maxConns), handler)
+	return serveUntilDone(ctx, e, server.NewLimitListener(ln, f.maxConns), handler, d)
 }
 
 // listen opens the --addr listener. An address that is not HOST:PORT with
@@ -260,7 +262,15 @@ func describeServe(f serveFlags) string {
 
 // serveUntilDone serves until ctx ends, then shuts down gracefully: requests
 // in flight finish.
-func serveUntilDone(ctx context.Context, e Env, ln net.Listener, h http.Handler) int {
+//
+// d's probe answers /healthz and /readyz in front of h and is marked
+// draining at shutdown; SIGHUP runs d's reload (watchHangups).
+func serveUntilDone(ctx context.Context, e Env, ln net.Listener, h http.Handler, d daemon) int {
+	if d.probe != nil {
+		h = d.probe.Wrap(h)
+	}
+	stopHUP := watchHangups(ctx, e, d)
+	defer stopHUP()
 	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
 		WriteTimeout: 120 * time.Second, IdleTimeout: 60 * time.Second, MaxHeaderBytes: 64 << 10}
 	fmt.Fprintf(e.Stderr, "payability %s serving on http://%s\n", buildinfo.Version, ln.Addr())
@@ -271,6 +281,9 @@ func serveUntilDone(ctx context.Context, e Env, ln net.Listener, h http.Handler)
 		fmt.Fprintf(e.Stderr, "payability serve: %v\n", err)
 		return ExitInternal
 	case <-ctx.Done():
+	}
+	if d.probe != nil {
+		d.probe.Drain()
 	}
 	fmt.Fprintln(e.Stderr, "payability: shutting down; finishing requests in flight")
 	sctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)

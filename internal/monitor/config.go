@@ -28,7 +28,14 @@ const (
 	MaxWebhooks    = 32
 	MaxBodyBytes   = 65536
 	MinEvery       = time.Second
-	MinRetention   = time.Hour
+	// MaxEvery is the longest interval: 30 days (so that the two intervals
+	// of freshness never overflow a time.Duration).
+	MaxEvery     = 30 * 24 * time.Hour
+	MinRetention = time.Hour
+	// MaxRetention is the longest retention: 3650 days.
+	MaxRetention = 3650 * 24 * time.Hour
+	// MaxDepth is how deeply objects and arrays may nest (the file needs 4).
+	MaxDepth = 32
 	// DefaultRetention is how long the history is kept when the
 	// configuration does not say: 30 days.
 	DefaultRetention = 30 * 24 * time.Hour
@@ -64,8 +71,11 @@ type Endpoint struct {
 // Has reports whether the endpoint is observed by op.
 func (e Endpoint) Has(op string) bool { return slices.Contains(e.Ops, op) }
 
-// Webhook is one receiver of signed events.
+// Webhook is one receiver of signed events. Its identity is its ID and URL
+// together: a pending delivery goes to the receiver with the same two, or is
+// dropped.
 type Webhook struct {
+	ID        string // optional; its label in metrics
 	URL       string
 	SecretEnv string // the environment variable holding the HMAC secret
 	Events    []string
@@ -107,7 +117,7 @@ func (e *ConfigError) Error() string {
 var (
 	topKeys      = []string{"endpoints", "webhooks", "retention"}
 	endpointKeys = []string{"id", "url", "method", "body", "ops", "every", "network", "max_amount"}
-	webhookKeys  = []string{"url", "secret_env", "events"}
+	webhookKeys  = []string{"id", "url", "secret_env", "events"}
 )
 
 type rawConfig struct {
@@ -128,6 +138,7 @@ type rawEndpoint struct {
 }
 
 type rawWebhook struct {
+	ID        string   `json:"id"`
 	URL       string   `json:"url"`
 	SecretEnv string   `json:"secret_env"`
 	Events    []string `json:"events"`
@@ -223,6 +234,11 @@ func (v validator) config(raw rawConfig) (*Config, error) {
 		if err != nil {
 			return nil, err
 		}
+		for _, earlier := range c.Webhooks {
+			if earlier.ID == w.ID && earlier.URL == w.URL {
+				return nil, v.fail(fmt.Sprintf("webhooks[%d]", i), "repeats an earlier webhook's id and url")
+			}
+		}
 		c.Webhooks = append(c.Webhooks, w)
 	}
 	if raw.Retention != nil {
@@ -232,6 +248,9 @@ func (v validator) config(raw rawConfig) (*Config, error) {
 		}
 		if d < MinRetention {
 			return nil, v.fail("retention", "must be at least 1h")
+		}
+		if d > MaxRetention {
+			return nil, v.fail("retention", "must be at most 3650d")
 		}
 		c.Retention = d
 	}
@@ -291,6 +310,9 @@ func (v validator) endpoint(at string, re rawEndpoint) (Endpoint, error) {
 	if d < MinEvery {
 		return e, v.fail(at+".every", "must be at least 1s")
 	}
+	if d > MaxEvery {
+		return e, v.fail(at+".every", "must be at most 30d")
+	}
 	e.Every = d
 	if re.Network != "" && !lint.IsCAIP2(re.Network) {
 		return e, v.fail(at+".network", "want a CAIP-2 network id (e.g. eip155:8453 or solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp)")
@@ -302,7 +324,10 @@ func (v validator) endpoint(at string, re rawEndpoint) (Endpoint, error) {
 }
 
 func (v validator) webhook(at string, rw rawWebhook) (Webhook, error) {
-	w := Webhook{URL: rw.URL, SecretEnv: rw.SecretEnv}
+	w := Webhook{ID: rw.ID, URL: rw.URL, SecretEnv: rw.SecretEnv}
+	if rw.ID != "" && !store.ValidID(rw.ID) {
+		return w, v.fail(at+".id", "want 1 to 64 of a-z, 0-9, '-', '_', '.', starting with a letter or digit")
+	}
 	if rw.URL == "" {
 		return w, v.fail(at+".url", "is required")
 	}

@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/exchangerebel/payability/internal/store"
 )
 
 func TestParseConfigGood(t *testing.T) {
@@ -80,6 +83,13 @@ func TestParseConfigBad(t *testing.T) {
 		{"webhook_no_events", "webhooks[0].events", 2, 74, "at least one event"},
 		{"retention_59m", "retention", 1, 105, "at least 1h"},
 		{"two_documents", "", 1, 92, "more than one JSON document"},
+		{"webhook_repeated", "webhooks[1]", 2, 109, "repeats an earlier webhook's id and url"},
+		{"webhook_bad_id", "webhooks[0].id", 2, 22, "want 1 to 64"},
+		{"trailing_junk", "", 1, 92, "trailing data after the document"},
+		{"trailing_nul", "", 2, 1, "trailing data after the document"},
+		{"every_over_30d", "endpoints[0].every", 1, 84, "at most 30d"},
+		{"retention_over_3650d", "retention", 1, 105, "at most 3650d"},
+		{"nested_33", "endpoints[0].body" + strings.Repeat("[0]", 29), 1, 127, "nested deeper than 32 levels"},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			data, err := os.ReadFile(filepath.Join("testdata/bad", tc.file+".json"))
@@ -187,4 +197,70 @@ func mustParse(t *testing.T, path string) *Config {
 		t.Fatal(err)
 	}
 	return c
+}
+
+// TestConfigEdges: every and retention at their maxima are accepted, one
+// step beyond refused (the files in testdata/bad); the freshness window of
+// an interval beyond the maximum (an Endpoint built in code) is capped, so
+// 2 × every never overflows.
+func TestConfigEdges(t *testing.T) {
+	doc := func(every, retention string) []byte {
+		return []byte(`{"endpoints": [{"id": "a", "url": "https://x.example/", "ops": ["check"], "every": "` + every + `"}], "retention": "` + retention + `"}`)
+	}
+	for _, tc := range []struct{ every, retention string }{{"30d", "3650d"}, {"720h", "87600h"}} {
+		c, err := ParseConfig(doc(tc.every, tc.retention))
+		if err != nil {
+			t.Fatalf("every %s retention %s: %v", tc.every, tc.retention, err)
+		}
+		if c.Endpoints[0].Every != MaxEvery || c.Retention != MaxRetention {
+			t.Errorf("every %s retention %s: got %s, %s", tc.every, tc.retention, c.Endpoints[0].Every, c.Retention)
+		}
+	}
+	for _, tc := range []struct{ every, retention, reason string }{
+		{"720h0m1s", "30d", "every: must be at most 30d"},
+		{"2562047h", "30d", "every: must be at most 30d"}, // the largest Go duration
+		{"1m", "87600h1s", "retention: must be at most 3650d"},
+	} {
+		if _, err := ParseConfig(doc(tc.every, tc.retention)); err == nil || !strings.Contains(err.Error(), tc.reason) {
+			t.Errorf("every %s retention %s: %v, want %q", tc.every, tc.retention, err, tc.reason)
+		}
+	}
+	now := time.Unix(1_700_000_000, 0)
+	huge := Endpoint{Every: time.Duration(1<<63 - 1)}
+	if !Fresh(huge, store.Observation{At: now.Add(-2*MaxEvery + time.Second)}, now) || Fresh(huge, store.Observation{At: now.Add(-2*MaxEvery - time.Second)}, now) {
+		t.Error("an interval beyond MaxEvery is not capped at it")
+	}
+}
+
+// TestDeepNestingIsRefusedInBoundedMemory: an 80 KB file nested 40,000
+// levels deep (it once took 2.4 GB, the paths growing with each level) is
+// refused at level 33, allocating a small multiple of its size.
+func TestDeepNestingIsRefusedInBoundedMemory(t *testing.T) {
+	const levels = 40_000
+	for name, doc := range map[string][]byte{
+		"arrays in a value":  []byte(`{"retention": ` + strings.Repeat("[", levels) + strings.Repeat("]", levels) + `}`),
+		"objects in a value": []byte(`{"endpoints": [{"id": ` + strings.Repeat(`{"a":`, levels/3) + `1` + strings.Repeat("}", levels/3) + `}]}`),
+		"unclosed":           []byte(`{"endpoints": ` + strings.Repeat("[", 2*levels)),
+	} {
+		t.Run(name, func(t *testing.T) {
+			if len(doc) < 80_000 {
+				t.Fatalf("document of %d bytes, want 80 KB", len(doc))
+			}
+			var err error
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			_, err = ParseConfig(doc)
+			runtime.ReadMemStats(&after)
+			var ce *ConfigError
+			if !errors.As(err, &ce) || !strings.Contains(ce.Reason, "nested deeper than 32 levels") {
+				t.Fatalf("err = %v, want nested deeper than 32 levels", err)
+			}
+			if got := after.TotalAlloc - before.TotalAlloc; got > 1<<20 {
+				t.Errorf("allocated %d bytes refusing a %d-byte file; want at most 1 MiB", got, len(doc))
+			}
+			if strings.Count(ce.Field, "[") > MaxDepth || len(ce.Field) > 32*8 {
+				t.Errorf("field path %q is longer than the depth allows", ce.Field)
+			}
+		})
+	}
 }

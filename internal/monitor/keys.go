@@ -16,13 +16,18 @@ import (
 func scanKeys(data []byte) (map[string]int, error) {
 	s := &keyScanner{data: data, dec: json.NewDecoder(bytes.NewReader(data)), pos: map[string]int{}}
 	s.dec.UseNumber()
-	if err := s.value("", topSchema); err != nil {
+	if err := s.value("", topSchema, 0); err != nil {
 		return nil, err
 	}
+	// Nothing but white space may follow the document: a second document
+	// and trailing junk alike are refused.
 	at := s.start()
-	if _, err := s.dec.Token(); err == nil {
+	if at < len(data) {
 		line, col := lineCol(data, at)
-		return nil, &ConfigError{Line: line, Column: col, Reason: "more than one JSON document"}
+		if _, err := s.dec.Token(); err == nil {
+			return nil, &ConfigError{Line: line, Column: col, Reason: "more than one JSON document"}
+		}
+		return nil, &ConfigError{Line: line, Column: col, Reason: "trailing data after the document"}
 	}
 	return s.pos, nil
 }
@@ -90,11 +95,19 @@ func (s *keyScanner) token(field string) (json.Token, error) {
 	return t, nil
 }
 
-func (s *keyScanner) value(path string, sc *schema) error {
+// value reads one value at path, depth objects and arrays deep. The depth
+// is checked before an object or array is entered, so a deeply nested file
+// is refused after MaxDepth levels, its memory bounded by them (the paths
+// and the decoder's stack grow with the depth).
+func (s *keyScanner) value(path string, sc *schema, depth int) error {
 	s.pos[path] = s.start()
 	t, err := s.token(path)
 	if err != nil {
 		return err
+	}
+	if (t == json.Delim('{') || t == json.Delim('[')) && depth >= MaxDepth {
+		line, col := lineCol(s.data, int(s.dec.InputOffset())-1)
+		return &ConfigError{Field: path, Line: line, Column: col, Reason: fmt.Sprintf("nested deeper than %d levels", MaxDepth)}
 	}
 	switch t {
 	case json.Delim('{'):
@@ -123,7 +136,7 @@ func (s *keyScanner) value(path string, sc *schema) error {
 			if sub == nil {
 				sub = leaf
 			}
-			if err := s.value(field, sub); err != nil {
+			if err := s.value(field, sub, depth+1); err != nil {
 				return err
 			}
 		}
@@ -135,7 +148,7 @@ func (s *keyScanner) value(path string, sc *schema) error {
 			if el == nil {
 				el = leaf
 			}
-			if err := s.value(path+"["+strconv.Itoa(i)+"]", el); err != nil {
+			if err := s.value(path+"["+strconv.Itoa(i)+"]", el, depth+1); err != nil {
 				return err
 			}
 		}

@@ -45,9 +45,10 @@ func StatusSource(e Endpoint) string {
 }
 
 // Fresh reports whether o (taken at o.At) is recent enough to count at now:
-// an observation older than two intervals is not.
+// an observation older than two intervals is not. The interval is capped at
+// MaxEvery (as ParseConfig caps it), so that two of them never overflow.
 func Fresh(e Endpoint, o store.Observation, now time.Time) bool {
-	return !o.At.Before(now.Add(-2 * e.Every))
+	return !o.At.Before(now.Add(-2 * min(e.Every, MaxEvery)))
 }
 
 // StatusOf is an endpoint's status at now from the latest observation of its

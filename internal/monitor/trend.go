@@ -102,6 +102,32 @@ func Changes(obs []store.Observation) []Change {
 	return out
 }
 
+// LastChange is the newest of changes (each op's observation that last
+// changed its outcome: store.History.LastChanges) of an op e has, taken at
+// or after since (the page's window).
+func LastChange(e Endpoint, changes []store.Observation, since time.Time) (Change, bool) {
+	var (
+		best Change
+		ok   bool
+	)
+	for _, o := range changes {
+		if !e.Has(o.Op) || o.At.Before(since) || (ok && !o.At.After(best.At)) {
+			continue
+		}
+		from := prevOutcome(o)
+		best, ok = Change{Op: o.Op, From: from, To: OutcomeOf(o), At: o.At, Reasons: o.Reasons, State: o.State}, true
+	}
+	return best, ok
+}
+
+// prevOutcome is the outcome before a change to o's.
+func prevOutcome(o store.Observation) Outcome {
+	if o.Passing {
+		return Failing
+	}
+	return Passing
+}
+
 // Incident is an open incident: the status source's latest observation is
 // critical (preflight STOP, lint errors). FailureStage is the first reason
 // code of the first critical observation of the current run, OpenedAt its

@@ -83,6 +83,7 @@ var errorStatus = map[string]int{
 	"not_found":          http.StatusNotFound,
 	"bad_op":             http.StatusBadRequest,
 	"bad_since":          http.StatusBadRequest,
+	"bad_page":           http.StatusBadRequest,
 	"method_not_allowed": http.StatusMethodNotAllowed,
 	"internal_error":     http.StatusInternalServerError,
 }
@@ -176,10 +177,18 @@ func (h *Handler) view(r *http.Request, e monitor.Endpoint) (EndpointView, error
 }
 
 func (h *Handler) endpoints(w http.ResponseWriter, r *http.Request) {
+	eps, pg, ok := pageOf(r, h.cfg.Monitor.Config.Endpoints, "/api/v1/endpoints")
+	if !ok {
+		writeError(w, 0, "bad_page")
+		return
+	}
 	out := struct {
 		Endpoints []EndpointView `json:"endpoints"`
-	}{Endpoints: []EndpointView{}}
-	for _, e := range h.cfg.Monitor.Config.Endpoints {
+		Page      int            `json:"page"`
+		PerPage   int            `json:"per_page"`
+		Total     int            `json:"total"`
+	}{Endpoints: []EndpointView{}, Page: pg.Page, PerPage: pg.PerPage, Total: pg.Total}
+	for _, e := range eps {
 		v, err := h.view(r, e)
 		if err != nil {
 			writeError(w, 0, "internal_error")

@@ -59,8 +59,14 @@ func BadgeOf(m *monitor.Monitor, e monitor.Endpoint, latest map[string]store.Obs
 
 func (h *Handler) badge(w http.ResponseWriter, r *http.Request) {
 	file := r.PathValue("file")
-	id, kind, ok := strings.Cut(file, ".")
-	if !ok || (kind != "svg" && kind != "json") {
+	// An id may contain dots: the id is everything before the last one.
+	i := strings.LastIndexByte(file, '.')
+	if i < 0 {
+		writeError(w, 0, "not_found")
+		return
+	}
+	id, kind := file[:i], file[i+1:]
+	if kind != "svg" && kind != "json" {
 		writeError(w, 0, "not_found")
 		return
 	}

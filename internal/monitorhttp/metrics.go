@@ -3,7 +3,6 @@ package monitorhttp
 import (
 	"context"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -14,7 +13,7 @@ import (
 )
 
 // Metrics are the monitor's Prometheus metrics. Every label value is a
-// configuration id (endpoint, a webhook's index) or a word of a closed set
+// configuration id (endpoint, a webhook's id or key) or a word of a closed set
 // (op, outcome, status, result): never a URL or a fetched value.
 type Metrics struct {
 	duration *prometheus.HistogramVec
@@ -34,7 +33,7 @@ func NewMetrics(reg prometheus.Registerer, m *monitor.Monitor) *Metrics {
 		}, []string{"endpoint", "op"}),
 		webhooks: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "payability_monitor_webhook_deliveries_total",
-			Help: "Webhook delivery attempts by webhook (its index in the configuration) and result: delivered, retry, gave_up.",
+			Help: "Webhook delivery attempts by webhook (its configuration id, else its receiver key) and result: delivered, retry, gave_up, dropped (the receiver left the configuration while the delivery was pending).",
 		}, []string{"webhook", "result"}),
 	}
 	reg.MustRegister(x.duration, x.webhooks, &stateCollector{m: m})
@@ -47,8 +46,8 @@ func (x *Metrics) Recorded(o store.Observation) {
 }
 
 // Delivery counts one webhook delivery attempt (schedule.Options.DeliveryResult).
-func (x *Metrics) Delivery(webhook int, result string) {
-	x.webhooks.WithLabelValues(strconv.Itoa(webhook), result).Inc()
+func (x *Metrics) Delivery(webhook, result string) {
+	x.webhooks.WithLabelValues(webhook, result).Inc()
 }
 
 var (

@@ -17,7 +17,9 @@ func TestMetricsAndProbe(t *testing.T) {
 	h := newHarnessWith(t, endpointsConfig(time.Minute,
 		monitor.Endpoint{ID: "good", URL: good.URL + "/paid", Ops: []string{"check", "memo"}},
 		monitor.Endpoint{ID: "bad", URL: bad.URL + "/paid", Ops: []string{"check"}},
-	), func(o *schedule.Options) { o.Receivers = []schedule.Receiver{{Index: 0, URL: rc.URL, Secret: secret}} })
+	), func(o *schedule.Options) {
+		o.Receivers = []schedule.Receiver{{ID: "ops-hook", URL: rc.URL, Secret: secret}}
+	})
 	h.check("good", "check")
 	h.check("bad", "check")
 	h.advance(time.Minute)
@@ -35,7 +37,7 @@ func TestMetricsAndProbe(t *testing.T) {
 		`payability_monitor_outcome{endpoint="bad",op="check",outcome="passing"} 1`,
 		`payability_monitor_status{endpoint="good",status="unknown"} 1`,
 		`payability_monitor_check_duration_seconds_count{endpoint="bad",op="check"} 2`,
-		`payability_monitor_webhook_deliveries_total{result="delivered",webhook="0"} 1`,
+		`payability_monitor_webhook_deliveries_total{result="delivered",webhook="ops-hook"} 1`,
 		`payability_monitor_last_check_timestamp_seconds{endpoint="good",op="check"}`,
 		`payability_monitor_history_read_errors 0`,
 	} {

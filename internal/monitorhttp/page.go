@@ -81,32 +81,44 @@ type trend struct {
 	recent []store.Observation // oldest first, at most recentWindow
 }
 
-// recentWindow bounds the observations read for the last change and the
+// recentWindow bounds the observations read for the detail page and the
 // current run of an incident: the newest ones in the 30 days.
 const recentWindow = 5000
 
-func (h *Handler) trend(r *http.Request, e monitor.Endpoint) (trend, error) {
+func stripSince(now time.Time) time.Time {
+	return now.UTC().Truncate(24*time.Hour).AddDate(0, 0, -(monitor.StripDays - 1))
+}
+
+// trend reads the daily counts and, with recent, the newest observations.
+func (h *Handler) trend(r *http.Request, e monitor.Endpoint, recent bool) (trend, error) {
 	m := h.cfg.Monitor
 	now := m.NowTime()
-	since := now.UTC().Truncate(24*time.Hour).AddDate(0, 0, -(monitor.StripDays - 1))
+	since := stripSince(now)
 	counts, err := m.History.DailyCounts(r.Context(), e.ID, since)
 	if err != nil {
 		return trend{}, err
 	}
-	recent, err := m.History.Observations(r.Context(), e.ID, "", since, recentWindow)
+	if !recent {
+		return trend{days: monitor.Strip(counts, now, monitor.StripDays)}, nil
+	}
+	obs, err := m.History.Observations(r.Context(), e.ID, "", since, recentWindow)
 	if err != nil {
 		return trend{}, err
 	}
-	return trend{days: monitor.Strip(counts, now, monitor.StripDays), recent: recent}, nil
+	return trend{days: monitor.Strip(counts, now, monitor.StripDays), recent: obs}, nil
 }
 
-func (h *Handler) endpointPage(r *http.Request, e monitor.Endpoint, link string) (endpointPage, []store.Observation, error) {
+// endpointPage is one endpoint's part of the page, read from the summary
+// (latest per op, daily counts, last change per op): its cost does not grow
+// with the history. With recent (the detail page) the newest observations
+// are read too.
+func (h *Handler) endpointPage(r *http.Request, e monitor.Endpoint, link string, recent bool) (endpointPage, []store.Observation, error) {
 	m := h.cfg.Monitor
 	latest, err := m.Latest(r.Context(), e)
 	if err != nil {
 		return endpointPage{}, nil, err
 	}
-	tr, err := h.trend(r, e)
+	tr, err := h.trend(r, e, recent)
 	if err != nil {
 		return endpointPage{}, nil, err
 	}
@@ -127,8 +139,11 @@ func (h *Handler) endpointPage(r *http.Request, e monitor.Endpoint, link string)
 	if pct != nil {
 		p.Percent = strconv.FormatFloat(*pct, 'f', 1, 64)
 	}
-	if cs := monitor.Changes(obs); len(cs) > 0 {
-		c := cs[len(cs)-1]
+	changes, err := m.History.LastChanges(r.Context(), e.ID)
+	if err != nil {
+		return endpointPage{}, nil, err
+	}
+	if c, ok := monitor.LastChange(e, changes, stripSince(m.NowTime())); ok {
 		p.Change = &changeView{Op: c.Op, From: string(c.From), To: string(c.To), At: criteria.Timestamp(c.At), State: c.State, Reasons: c.Reasons}
 	}
 	return p, obs, nil
@@ -139,12 +154,18 @@ func (h *Handler) link(path string) string {
 }
 
 func (h *Handler) statusIndex(w http.ResponseWriter, r *http.Request) {
+	eps, pg, ok := pageOf(r, h.cfg.Monitor.Config.Endpoints, h.link("/status"))
+	if !ok {
+		writeError(w, 0, "bad_page")
+		return
+	}
 	data := struct {
 		Title, Now, Version string
 		Endpoints           []endpointPage
-	}{Title: "Endpoint status", Now: criteria.Timestamp(h.cfg.Monitor.NowTime()), Version: buildinfo.Version}
-	for _, e := range h.cfg.Monitor.Config.Endpoints {
-		p, _, err := h.endpointPage(r, e, h.link("/status/"+e.ID))
+		Paging              paging
+	}{Title: "Endpoint status", Now: criteria.Timestamp(h.cfg.Monitor.NowTime()), Version: buildinfo.Version, Paging: pg}
+	for _, e := range eps {
+		p, _, err := h.endpointPage(r, e, h.link("/status/"+e.ID), false)
 		if err != nil {
 			writeError(w, 0, "internal_error")
 			return
@@ -160,7 +181,7 @@ func (h *Handler) statusDetail(w http.ResponseWriter, r *http.Request) {
 		writeHTMLNotFound(w)
 		return
 	}
-	p, obs, err := h.endpointPage(r, e, "")
+	p, obs, err := h.endpointPage(r, e, "", true)
 	if err != nil {
 		writeError(w, 0, "internal_error")
 		return

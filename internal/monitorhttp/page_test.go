@@ -149,3 +149,38 @@ func assertSelfContainedSVG(t *testing.T, svg string) {
 }
 
 var _ = http.StatusOK
+
+// TestBadgeIDsWithDots: ids may contain dots; the badge route takes the
+// whole id before the last ".svg" or ".json" (it once cut at the first dot
+// and answered 404 for every such id).
+func TestBadgeIDsWithDots(t *testing.T) {
+	good, bad := newSeller(t), newSeller(t)
+	bad.broken.Store(true)
+	h := newHarness(t, endpointsConfig(time.Minute,
+		monitor.Endpoint{ID: "search.v2", URL: good.URL + "/paid", Ops: []string{"check"}},
+		monitor.Endpoint{ID: "api.svg", URL: bad.URL + "/paid", Ops: []string{"check"}},
+		monitor.Endpoint{ID: "api", URL: good.URL + "/paid", Ops: []string{"check"}},
+	))
+	h.check("search.v2", "check")
+	h.check("api.svg", "check")
+	h.check("api", "check")
+	for path, want := range map[string]string{
+		"/badge/search.v2.json": "passing", "/badge/api.svg.json": "failing", "/badge/api.json": "passing",
+	} {
+		var v map[string]any
+		if code := h.getJSON(path, &v); code != 200 || v["message"] != want {
+			t.Errorf("GET %s: %d %v, want %s", path, code, v["message"], want)
+		}
+	}
+	for path, want := range map[string]string{"/badge/search.v2.svg": "passing", "/badge/api.svg.svg": "failing"} {
+		code, _, body := h.get(path)
+		if code != 200 || !strings.Contains(string(body), "<title>x402: "+want+"</title>") {
+			t.Errorf("GET %s: %d, want a %s badge", path, code, want)
+		}
+	}
+	for _, p := range []string{"/badge/search.v2", "/badge/search.svg", "/badge/.svg", "/badge/search.v2.png"} {
+		if code, _, _ := h.get(p); code != 404 {
+			t.Errorf("GET %s: %d, want 404", p, code)
+		}
+	}
+}

@@ -113,7 +113,7 @@ func (h *Handler) reliability(w http.ResponseWriter, r *http.Request) {
 		writeError(w, 0, "internal_error")
 		return
 	}
-	tr, err := h.trend(r, e)
+	tr, err := h.trend(r, e, true)
 	if err != nil {
 		writeError(w, 0, "internal_error")
 		return

@@ -80,7 +80,7 @@ func TestWebhooksOnePerChange(t *testing.T) {
 	s := newSeller(t)
 	h := newHarnessWith(t, endpointsConfig(time.Minute, monitor.Endpoint{ID: "s", URL: s.URL + "/paid", Ops: []string{"check"}}),
 		func(o *schedule.Options) {
-			o.Receivers = []schedule.Receiver{{Index: 0, URL: rc.URL + "/hook", Secret: secret}}
+			o.Receivers = []schedule.Receiver{{URL: rc.URL + "/hook", Secret: secret}}
 		})
 	step := func(f func()) {
 		f()
@@ -120,8 +120,8 @@ func TestWebhookRetriedUntilDelivered(t *testing.T) {
 	results := map[string]int{}
 	h := newHarnessWith(t, endpointsConfig(time.Minute, monitor.Endpoint{ID: "s", URL: s.URL + "/paid", Ops: []string{"check"}}),
 		func(o *schedule.Options) {
-			o.Receivers = []schedule.Receiver{{Index: 0, URL: rc.URL + "/hook", Secret: secret}}
-			o.DeliveryResult = func(_ int, r string) { mu.Lock(); results[r]++; mu.Unlock() }
+			o.Receivers = []schedule.Receiver{{URL: rc.URL + "/hook", Secret: secret}}
+			o.DeliveryResult = func(_, r string) { mu.Lock(); results[r]++; mu.Unlock() }
 		})
 	h.check("s", "check")
 	h.advance(time.Minute)
@@ -142,7 +142,7 @@ func TestWebhookWithAWrongSecretIsRefused(t *testing.T) {
 	s := newSeller(t)
 	h := newHarnessWith(t, endpointsConfig(time.Minute, monitor.Endpoint{ID: "s", URL: s.URL + "/paid", Ops: []string{"check"}}),
 		func(o *schedule.Options) {
-			o.Receivers = []schedule.Receiver{{Index: 0, URL: rc.URL, Secret: []byte("another secret")}}
+			o.Receivers = []schedule.Receiver{{URL: rc.URL, Secret: []byte("another secret")}}
 		})
 	h.check("s", "check")
 	h.advance(time.Minute)
@@ -175,7 +175,7 @@ func TestWebhookWhenTheSellerStops(t *testing.T) {
 	s := newSeller(t)
 	h := newHarnessWith(t, endpointsConfig(time.Minute, monitor.Endpoint{ID: "s", URL: s.URL + "/paid", Ops: []string{"check"}}),
 		func(o *schedule.Options) {
-			o.Receivers = []schedule.Receiver{{Index: 0, URL: rc.URL + "/hook", Secret: secret}}
+			o.Receivers = []schedule.Receiver{{URL: rc.URL + "/hook", Secret: secret}}
 		})
 	h.check("s", "check")
 	s.Close()
@@ -209,10 +209,10 @@ func TestWebhookAttemptsAreBounded(t *testing.T) {
 	results := map[string]int{}
 	h := newHarnessWith(t, endpointsConfig(time.Minute, monitor.Endpoint{ID: "s", URL: s.URL + "/paid", Ops: []string{"check"}}),
 		func(o *schedule.Options) {
-			o.Receivers = []schedule.Receiver{{Index: 0, URL: rc.URL, Secret: secret}}
+			o.Receivers = []schedule.Receiver{{URL: rc.URL, Secret: secret}}
 			o.WebhookAttempts = 3
 			o.RetryPolicy = immediately{}
-			o.DeliveryResult = func(_ int, r string) { mu.Lock(); results[r]++; mu.Unlock() }
+			o.DeliveryResult = func(_, r string) { mu.Lock(); results[r]++; mu.Unlock() }
 		})
 	h.check("s", "check")
 	h.advance(time.Minute)

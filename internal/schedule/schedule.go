@@ -29,6 +29,7 @@ import (
 
 	"github.com/exchangerebel/payability/internal/monitor"
 	"github.com/exchangerebel/payability/internal/store"
+	"github.com/exchangerebel/payability/internal/store/sqlite"
 	"github.com/exchangerebel/payability/internal/target"
 )
 
@@ -148,7 +149,8 @@ type Options struct {
 	Receivers []Receiver
 	Post      Poster
 	// DeliveryResult, when set, is told of each delivery attempt's result.
-	DeliveryResult func(webhook int, result string)
+	// The webhook is the receiver's Label (the key for a dropped one).
+	DeliveryResult func(webhook, result string)
 	// Now is the signatures' clock (default time.Now).
 	Now func() time.Time
 	// WebhookAttempts bounds each delivery (default WebhookAttempts).
@@ -172,9 +174,9 @@ func Open(ctx context.Context, o Options) (*Scheduler, error) {
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &checkWorker{m: o.Monitor})
 	river.AddWorker(workers, &pruneWorker{m: o.Monitor})
-	ww := &webhookWorker{receivers: map[int]Receiver{}, post: o.Post, now: o.Now, result: o.DeliveryResult}
+	ww := &webhookWorker{receivers: map[string]Receiver{}, post: o.Post, now: o.Now, result: o.DeliveryResult}
 	for _, r := range o.Receivers {
-		ww.receivers[r.Index] = r
+		ww.receivers[r.Key()] = r
 	}
 	if ww.post == nil {
 		ww.post = target.New(target.Options{Timeout: 10 * time.Second})
@@ -209,7 +211,7 @@ func Open(ctx context.Context, o Options) (*Scheduler, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := migrateSQLite(ctx, db); err != nil {
+		if err := migrateSQLite(ctx, o.DB.SQLitePath, db); err != nil {
 			db.Close()
 			return nil, err
 		}
@@ -277,7 +279,7 @@ func (s *Scheduler) tell(o Options) *Scheduler {
 		ev := eventOf(prev, cur)
 		body := string(ev.Body())
 		for _, r := range o.Receivers {
-			if _, err := s.insert(ctx, WebhookArgs{Webhook: r.Index, EventID: ev.ID, Body: body}, &river.InsertOpts{MaxAttempts: attempts}); err != nil {
+			if _, err := s.insert(ctx, WebhookArgs{Receiver: r.Key(), EventID: ev.ID, Body: body}, &river.InsertOpts{MaxAttempts: attempts}); err != nil {
 				return err
 			}
 		}
@@ -362,7 +364,19 @@ func openPool(ctx context.Context, dsn string) (*pgxpool.Pool, error) {
 // together (an arbitrary constant, distinct from the store's).
 const migrateLockKey int64 = 0x7061796d6f6e6974 // "paymonit"
 
-func migrateSQLite(ctx context.Context, db *sql.DB) error {
+// migrateSQLite applies River's migrations under the store's open lock
+// (sqlite.LockOpen): processes starting together on a fresh file otherwise
+// race on them (SQLite answers SQLITE_BUSY at once to the schema changes of
+// a second one, whatever its busy timeout), and one exits.
+func migrateSQLite(ctx context.Context, path string, db *sql.DB) error {
+	unlock, err := sqlite.LockOpen(path)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	if err := db.PingContext(ctx); err != nil { // its pragmas (WAL) under the lock too
+		return fmt.Errorf("schedule: sqlite: %w", err)
+	}
 	m, err := rivermigrate.New(riversqlite.New(db), nil)
 	if err != nil {
 		return fmt.Errorf("schedule: migrate: %w", err)
@@ -406,7 +420,7 @@ func Migrate(ctx context.Context, d Database) error {
 			return err
 		}
 		defer db.Close()
-		return migrateSQLite(ctx, db)
+		return migrateSQLite(ctx, d.SQLitePath, db)
 	case d.PostgresDSN != "":
 		pool, err := openPool(ctx, d.PostgresDSN)
 		if err != nil {

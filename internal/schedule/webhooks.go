@@ -1,7 +1,10 @@
 package schedule
 
 import (
+	"cmp"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/http"
@@ -22,11 +25,32 @@ import (
 // about 1 s, 16 s, 81 s, 4 min, 10 min, 21 min, 40 min between the eight).
 const WebhookAttempts = 8
 
-// Receiver is one configured webhook with its secret.
+// Receiver is one configured webhook with its secret. It is known by its
+// identity, its configuration id and URL (Key), never by its position: a
+// delivery queued for a receiver goes to that receiver or to none.
 type Receiver struct {
-	Index  int // its position in the configuration: its only label
+	ID     string // the configuration's id of the receiver, "" when none
 	URL    string
 	Secret []byte
+}
+
+// Key is the receiver's stable identity, what a queued delivery names: a
+// digest of its id and URL (the URL, which may carry a token, is not kept in
+// the job).
+func (r Receiver) Key() string { return ReceiverKey(r.ID, r.URL) }
+
+// ReceiverKey is the key of the receiver with id and url.
+func ReceiverKey(id, url string) string {
+	sum := sha256.Sum256([]byte("payability webhook receiver\x00" + id + "\x00" + url))
+	return "rcv_" + hex.EncodeToString(sum[:12])
+}
+
+// Label is the receiver's metrics label: its id, else its key.
+func (r Receiver) Label() string {
+	if r.ID != "" {
+		return r.ID
+	}
+	return r.Key()
 }
 
 // Poster sends one request; *target.Client implements it (guarded, no
@@ -35,13 +59,15 @@ type Poster interface {
 	Do(ctx context.Context, r target.Request) capture.Capture
 }
 
-// WebhookArgs is one event to deliver to one receiver. It is unique by
-// receiver and event id: however often a change is told, it is delivered
-// once per receiver (idempotent by event id).
+// WebhookArgs is one event to deliver to one receiver, named by its Key.
+// It is unique by receiver and event id: however often a change is told, it
+// is delivered once per receiver (idempotent by event id). A job of an
+// earlier release (which named the receiver by its position) has no
+// receiver key and is dropped.
 type WebhookArgs struct {
-	Webhook int    `json:"webhook" river:"unique"`
-	EventID string `json:"event_id" river:"unique"`
-	Body    string `json:"body"`
+	Receiver string `json:"receiver" river:"unique"`
+	EventID  string `json:"event_id" river:"unique"`
+	Body     string `json:"body"`
 }
 
 // Kind implements river.JobArgs.
@@ -57,14 +83,17 @@ const (
 	DeliveryDelivered = "delivered" // a 2xx answer
 	DeliveryRetry     = "retry"     // failed; River will try again
 	DeliveryGaveUp    = "gave_up"   // failed on the last attempt
+	// DeliveryDropped: the receiver left the configuration while the
+	// delivery was pending; it is sent to no one (its label is the key).
+	DeliveryDropped = "dropped"
 )
 
 type webhookWorker struct {
 	river.WorkerDefaults[WebhookArgs]
-	receivers map[int]Receiver
+	receivers map[string]Receiver // by Key
 	post      Poster
 	now       func() time.Time
-	result    func(webhook int, result string)
+	result    func(webhook, result string)
 }
 
 // errDelivery is closed-form: the receiver's answer is never echoed.
@@ -80,8 +109,9 @@ func (e errDelivery) Error() string {
 func (w *webhookWorker) Timeout(*river.Job[WebhookArgs]) time.Duration { return time.Minute }
 
 func (w *webhookWorker) Work(ctx context.Context, job *river.Job[WebhookArgs]) error {
-	r, ok := w.receivers[job.Args.Webhook]
-	if !ok {
+	r, ok := w.receivers[job.Args.Receiver]
+	if !ok || job.Args.Receiver == "" {
+		w.report(cmp.Or(job.Args.Receiver, "unknown"), DeliveryDropped)
 		return river.JobCancel(errors.New("webhook: receiver no longer configured"))
 	}
 	body := []byte(job.Args.Body)
@@ -91,20 +121,20 @@ func (w *webhookWorker) Work(ctx context.Context, job *river.Job[WebhookArgs]) e
 		webhook.EventIDHeader:   job.Args.EventID,
 	}})
 	if c.Responded() && c.Status >= 200 && c.Status <= 299 {
-		w.report(job.Args.Webhook, DeliveryDelivered)
+		w.report(r.Label(), DeliveryDelivered)
 		return nil
 	}
 	if job.Attempt >= job.MaxAttempts {
-		w.report(job.Args.Webhook, DeliveryGaveUp)
+		w.report(r.Label(), DeliveryGaveUp)
 	} else {
-		w.report(job.Args.Webhook, DeliveryRetry)
+		w.report(r.Label(), DeliveryRetry)
 	}
 	return errDelivery{status: c.Status, outcome: c.Outcome}
 }
 
-func (w *webhookWorker) report(i int, result string) {
+func (w *webhookWorker) report(label, result string) {
 	if w.result != nil {
-		w.result(i, result)
+		w.result(label, result)
 	}
 }
 

@@ -26,10 +26,18 @@ type History interface {
 	// ok is false when there is none.
 	LatestObservation(ctx context.Context, endpoint, op string) (o Observation, ok bool, err error)
 
-	// DailyCounts counts endpoint's observations (every op) taken at or
-	// after since, per UTC day, oldest day first; days with none are left
-	// out.
+	// DailyCounts counts endpoint's observations (every op) per UTC day,
+	// from the day since falls in (counted whole), oldest day first; days
+	// with none are left out. It reads the summary kept as observations
+	// land.
 	DailyCounts(ctx context.Context, endpoint string, since time.Time) ([]ObservationDay, error)
+
+	// LastChanges returns, per op of endpoint, the observation that last
+	// changed the op's outcome (its slot's predecessor had the other
+	// outcome); an op with no change, or whose change was pruned, is
+	// absent. It reads the summary kept as observations land: its cost
+	// does not grow with the history.
+	LastChanges(ctx context.Context, endpoint string) ([]Observation, error)
 
 	// PruneObservations deletes the observations taken before before and
 	// returns how many it deleted.

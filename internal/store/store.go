@@ -628,3 +628,9 @@ func IsDate(s string) bool {
 	t, err := time.Parse(DayLayout, s)
 	return err == nil && t.Format(DayLayout) == s
 }
+
+// Readier is a store that can answer a readiness probe: nil when the
+// database answers and its schema is the running build's.
+type Readier interface {
+	Ready(ctx context.Context) error
+}

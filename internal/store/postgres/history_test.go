@@ -1,7 +1,10 @@
 package postgres_test
 
 import (
+	"context"
 	"testing"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/exchangerebel/payability/internal/store"
 	"github.com/exchangerebel/payability/internal/store/postgres"
@@ -27,5 +30,26 @@ func TestHistoryInstances(t *testing.T) {
 	storetest.RunHistoryInstances(t, func(t *testing.T) (store.History, store.History) {
 		dsn := newSchema(t)
 		return openClosed(t, dsn), openClosed(t, dsn)
+	})
+}
+
+// TestSummaryBackfill: migration 0007 backfills the summary from the
+// history already kept.
+func TestSummaryBackfill(t *testing.T) {
+	dsn := newSchema(t)
+	storetest.RunSummaryBackfill(t, func(t *testing.T) (store.History, func()) {
+		s := open(t, dsn, postgres.Options{})
+		return s, func() { s.Close() }
+	}, func(t *testing.T) {
+		conn, err := pgx.Connect(context.Background(), dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close(context.Background())
+		for _, q := range storetest.SummaryRollbackSQL {
+			if _, err := conn.Exec(context.Background(), q); err != nil {
+				t.Fatal(err)
+			}
+		}
 	})
 }

@@ -81,6 +81,16 @@ func Migrate(ctx context.Context, dsn string) error {
 	return nil
 }
 
+// Ready reports whether the database answers and its schema is this
+// build's (store.Readier).
+func (s *Store) Ready(ctx context.Context) error {
+	ms, err := sqlcore.LoadMigrations(migrations, "migrations")
+	if err != nil {
+		return err
+	}
+	return sqlcore.Ready(ctx, poolDB{s.pool}, ms)
+}
+
 func migrate(ctx context.Context, pool *pgxpool.Pool) error {
 	ms, err := sqlcore.LoadMigrations(migrations, "migrations")
 	if err != nil {

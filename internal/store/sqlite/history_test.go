@@ -1,6 +1,7 @@
 package sqlite_test
 
 import (
+	"database/sql"
 	"path/filepath"
 	"testing"
 
@@ -28,5 +29,26 @@ func TestHistoryInstances(t *testing.T) {
 	storetest.RunHistoryInstances(t, func(t *testing.T) (store.History, store.History) {
 		path := filepath.Join(t.TempDir(), "payability.db")
 		return openClosed(t, path), openClosed(t, path)
+	})
+}
+
+// TestSummaryBackfill: migration 0007 backfills the summary from the
+// history already kept.
+func TestSummaryBackfill(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "payability.db")
+	storetest.RunSummaryBackfill(t, func(t *testing.T) (store.History, func()) {
+		s := open(t, path)
+		return s, func() { s.Close() }
+	}, func(t *testing.T) {
+		db, err := sql.Open("sqlite", path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		for _, q := range storetest.SummaryRollbackSQL {
+			if _, err := db.Exec(q); err != nil {
+				t.Fatal(err)
+			}
+		}
 	})
 }

@@ -18,6 +18,12 @@ import (
 //
 // It is a separate file on purpose: closing any descriptor of the database
 // file would drop the POSIX locks SQLite holds on it.
+//
+// LockOpen is the same lock for the other users of the database file that
+// create or migrate something in it (River's migrations, in internal/
+// schedule), so that they are serialised with the store's opening.
+func LockOpen(path string) (unlock func(), err error) { return lockOpen(path) }
+
 func lockOpen(path string) (unlock func(), err error) {
 	f, err := os.OpenFile(path+"-open", os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {

@@ -100,6 +100,16 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	return s, nil
 }
 
+// Ready reports whether the database answers and its schema is this
+// build's (store.Readier).
+func (s *Store) Ready(ctx context.Context) error {
+	ms, err := sqlcore.LoadMigrations(migrations, "migrations")
+	if err != nil {
+		return err
+	}
+	return sqlcore.Ready(ctx, &sqlDB{writer: s.writer, reader: s.reader}, ms)
+}
+
 func (s *Store) migrate(ctx context.Context, db sqlcore.DB) error {
 	ms, err := sqlcore.LoadMigrations(migrations, "migrations")
 	if err != nil {

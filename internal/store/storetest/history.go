@@ -29,6 +29,8 @@ func RunHistory(t *testing.T, open func(t *testing.T) store.History) {
 		{"history/prune_edge_keeps_at_retention", testHistoryPrune},
 		{"history/daily_counts_per_utc_day", testHistoryDaily},
 		{"history/invalid_refused_writes_nothing", testHistoryInvalid},
+		{"history/summary_last_changes_per_op", testHistoryLastChanges},
+		{"history/summary_daily_counts_follow_prune", testHistoryDailyPrune},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -287,5 +289,176 @@ func testHistoryDaily(t *testing.T, h store.History) {
 	}
 	if got, _ := h.DailyCounts(context.Background(), "e", day); len(got) != 2 {
 		t.Errorf("since the day: %d days, want 2", len(got))
+	}
+}
+
+// testHistoryLastChanges: the summary keeps, per op, the observation that
+// last changed its outcome, as observations land: a repeat of a slot, a
+// late observation of an older slot and another endpoint change nothing.
+func testHistoryLastChanges(t *testing.T, h store.History) {
+	ctx := context.Background()
+	at := func(slot int64) time.Time { return t0.Add(time.Duration(slot) * time.Minute) }
+	changes := func() map[string]int64 {
+		t.Helper()
+		cs, err := h.LastChanges(ctx, "e")
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]int64{}
+		for _, c := range cs {
+			if c.Endpoint != "e" {
+				t.Errorf("change of %s", c.Endpoint)
+			}
+			out[c.Op] = c.Slot
+		}
+		return out
+	}
+	step := func(op string, slot int64, passing bool) {
+		t.Helper()
+		o := obs("e", op, slot, at(slot))
+		o.Passing = passing
+		add(t, h, o)
+	}
+	if got := changes(); len(got) != 0 {
+		t.Fatalf("no observation: %v", got)
+	}
+	step("check", 1, true)
+	step("check", 2, true)
+	if got := changes(); len(got) != 0 {
+		t.Fatalf("no change yet: %v", got)
+	}
+	step("check", 3, false) // passing → failing
+	step("memo", 1, false)
+	step("check", 4, false)
+	step("check", 2, true) // a repeat of slot 2: nothing
+	if got := changes(); len(got) != 1 || got["check"] != 3 {
+		t.Fatalf("changes %v, want check at slot 3", got)
+	}
+	step("check", 5, true) // failing → passing
+	step("memo", 2, true)
+	o := obs("e", "check", 0, at(0)) // a late observation of an older slot
+	o.Passing = false
+	add(t, h, o)
+	o = obs("f", "check", 9, at(9)) // another endpoint
+	add(t, h, o)
+	o.Slot, o.Passing = 10, false
+	add(t, h, o)
+	if got := changes(); len(got) != 2 || got["check"] != 5 || got["memo"] != 2 {
+		t.Fatalf("changes %v, want check at 5 and memo at 2", got)
+	}
+	cs, _ := h.LastChanges(ctx, "e")
+	for _, c := range cs {
+		if c.Op == "check" && (!c.Passing || !c.At.Equal(at(5)) || c.State != "POPULATED") {
+			t.Errorf("the change is not the observation: %+v", c)
+		}
+	}
+	// Pruned away, a change is no longer told.
+	if _, err := h.PruneObservations(ctx, at(6)); err != nil {
+		t.Fatal(err)
+	}
+	if got := changes(); len(got) != 0 {
+		t.Errorf("after pruning every observation: %v", got)
+	}
+	if _, err := h.LastChanges(ctx, "bad id!"); err == nil {
+		t.Error("an invalid id accepted")
+	}
+}
+
+// testHistoryDailyPrune: the daily counts are the summary's; pruning in
+// the middle of a day counts that day again from what is left.
+func testHistoryDailyPrune(t *testing.T, h store.History) {
+	ctx := context.Background()
+	day := time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)
+	for i, at := range []time.Time{day.Add(-time.Hour), day.Add(time.Hour), day.Add(2 * time.Hour), day.Add(3 * time.Hour)} {
+		o := obs("e", "check", int64(i), at)
+		o.Passing = i%2 == 0
+		add(t, h, o)
+	}
+	if _, err := h.PruneObservations(ctx, day.Add(2*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	got, err := h.DailyCounts(ctx, "e", day.AddDate(0, 0, -1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || !got[0].Day.Equal(day) || got[0].Checks != 2 || got[0].Passing != 1 {
+		t.Errorf("after pruning: %+v, want the day with 2 checks, 1 passing", got)
+	}
+}
+
+// SummaryRollbackSQL undoes migration 0007 (the summary) on a database, so
+// that opening a store again applies it to the history already there.
+var SummaryRollbackSQL = []string{
+	`DROP TABLE observation_days`,
+	`DROP TABLE observation_runs`,
+	`DELETE FROM schema_migrations WHERE version = 7`,
+}
+
+// RunSummaryBackfill: the summary the migration backfills from an existing
+// history is the one kept as the same observations landed. open opens a
+// store on one database (each call the same database); rollback runs
+// SummaryRollbackSQL on it with every store closed.
+func RunSummaryBackfill(t *testing.T, open func(t *testing.T) (store.History, func()), rollback func(t *testing.T)) {
+	ctx := context.Background()
+	h, closeStore := open(t)
+	day := time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)
+	// Three endpoints, two ops, 3 days of flapping outcomes, and one late
+	// observation of an older slot.
+	for _, ep := range []string{"a", "b.v2", "c"} {
+		for slot := int64(10); slot < 82; slot++ {
+			for _, op := range []string{"check", "memo"} {
+				o := obs(ep, op, slot, day.Add(time.Duration(slot-10)*time.Hour))
+				o.Passing = (slot/5+int64(len(ep))+int64(len(op)))%3 != 0
+				add(t, h, o)
+			}
+		}
+	}
+	late := obs("a", "check", 5, day.Add(-time.Hour))
+	late.Passing = false
+	add(t, h, late)
+	type snapshot struct {
+		days    map[string][]store.ObservationDay
+		changes map[string][]store.Observation
+	}
+	read := func(h store.History) snapshot {
+		t.Helper()
+		s := snapshot{days: map[string][]store.ObservationDay{}, changes: map[string][]store.Observation{}}
+		for _, ep := range []string{"a", "b.v2", "c"} {
+			d, err := h.DailyCounts(ctx, ep, day.AddDate(0, 0, -2))
+			if err != nil {
+				t.Fatal(err)
+			}
+			c, err := h.LastChanges(ctx, ep)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.days[ep], s.changes[ep] = d, c
+		}
+		return s
+	}
+	kept := read(h)
+	closeStore()
+	rollback(t)
+	h, closeStore = open(t)
+	defer closeStore()
+	backfilled := read(h)
+	for ep := range kept.days {
+		wantDays := 3
+		if ep == "a" { // the late observation is on the day before
+			wantDays = 4
+		}
+		if len(kept.days[ep]) != wantDays || len(kept.changes[ep]) != 2 {
+			t.Fatalf("%s: %d days, %d changes kept; want %d and 2", ep, len(kept.days[ep]), len(kept.changes[ep]), wantDays)
+		}
+		if !slices.EqualFunc(kept.days[ep], backfilled.days[ep], func(x, y store.ObservationDay) bool {
+			return x.Day.Equal(y.Day) && x.Checks == y.Checks && x.Passing == y.Passing
+		}) {
+			t.Errorf("%s: days kept %+v, backfilled %+v", ep, kept.days[ep], backfilled.days[ep])
+		}
+		if !slices.EqualFunc(kept.changes[ep], backfilled.changes[ep], func(x, y store.Observation) bool {
+			return x.Op == y.Op && x.Slot == y.Slot && x.Passing == y.Passing
+		}) {
+			t.Errorf("%s: changes kept %+v, backfilled %+v", ep, kept.changes[ep], backfilled.changes[ep])
+		}
 	}
 }

@@ -32,11 +32,26 @@ SELECT endpoint, op, slot, at_ms, passing, state, reasons, duration_ms, terms_sh
 FROM observations WHERE endpoint = $1 AND op = $2
 ORDER BY at_ms DESC, slot DESC LIMIT 1`
 	pruneObservationsSQL = `DELETE FROM observations WHERE at_ms < $1`
-	// Integer division on both databases: whole UTC days since the epoch.
+	// The summary (migration 0007): days are whole UTC days since the
+	// epoch (integer division on both databases).
 	dailyCountsSQL = `
-SELECT at_ms / 86400000, COUNT(*), CAST(SUM(passing) AS BIGINT)
-FROM observations WHERE endpoint = $1 AND at_ms >= $2
-GROUP BY at_ms / 86400000 ORDER BY 1`
+SELECT day, checks, passing FROM observation_days WHERE endpoint = $1 AND day >= $2 ORDER BY day`
+	addDaySQL = `
+INSERT INTO observation_days (endpoint, day, checks, passing) VALUES ($1, $2, 1, $3)
+ON CONFLICT (endpoint, day) DO UPDATE SET checks = observation_days.checks + 1, passing = observation_days.passing + excluded.passing`
+	runSQL       = `SELECT slot, passing FROM observation_runs WHERE endpoint = $1 AND op = $2`
+	addRunSQL    = `INSERT INTO observation_runs (endpoint, op, slot, passing, change_slot) VALUES ($1, $2, $3, $4, -1)`
+	updateRunSQL = `UPDATE observation_runs SET slot = $3, passing = $4, change_slot = CASE WHEN passing <> $4 THEN $3 ELSE change_slot END
+WHERE endpoint = $1 AND op = $2`
+	lastChangesSQL = `
+SELECT o.endpoint, o.op, o.slot, o.at_ms, o.passing, o.state, o.reasons, o.duration_ms, o.terms_sha256, o.network
+FROM observation_runs r JOIN observations o ON o.endpoint = r.endpoint AND o.op = r.op AND o.slot = r.change_slot
+WHERE r.endpoint = $1 ORDER BY o.op`
+	pruneDaysSQL  = `DELETE FROM observation_days WHERE day <= $1`
+	recountDaySQL = `
+INSERT INTO observation_days (endpoint, day, checks, passing)
+SELECT endpoint, at_ms / 86400000, COUNT(*), CAST(SUM(passing) AS BIGINT) FROM observations
+WHERE at_ms >= $1 AND at_ms < $2 GROUP BY endpoint, at_ms / 86400000`
 )
 
 // AddObservation implements store.History.
@@ -48,9 +63,55 @@ func (s *Store) AddObservation(ctx context.Context, o store.Observation) (bool, 
 	if o.Passing {
 		passing = 1
 	}
-	n, err := s.db.Exec(ctx, addObservationSQL, o.Endpoint, o.Op, o.Slot, o.At.UnixMilli(), passing,
-		o.State, strings.Join(o.Reasons, ","), o.DurationMS, o.TermsSHA256, o.Network)
-	return n == 1, err
+	added := false
+	err := s.db.InTx(ctx, func(q Querier) error {
+		n, err := q.Exec(ctx, addObservationSQL, o.Endpoint, o.Op, o.Slot, o.At.UnixMilli(), passing,
+			o.State, strings.Join(o.Reasons, ","), o.DurationMS, o.TermsSHA256, o.Network)
+		if err != nil || n != 1 {
+			return err
+		}
+		added = true
+		// The summary, in the same transaction: the day's counts, and the
+		// op's run (a late observation of an older slot changes neither its
+		// latest nor its last change).
+		if _, err := q.Exec(ctx, addDaySQL, o.Endpoint, o.At.UnixMilli()/dayMS, passing); err != nil {
+			return err
+		}
+		var slot, was int64
+		switch err := q.QueryRow(ctx, runSQL, o.Endpoint, o.Op).Scan(&slot, &was); {
+		case errors.Is(err, ErrNoRows):
+			_, err = q.Exec(ctx, addRunSQL, o.Endpoint, o.Op, o.Slot, passing)
+			return err
+		case err != nil:
+			return err
+		case o.Slot > slot:
+			_, err = q.Exec(ctx, updateRunSQL, o.Endpoint, o.Op, o.Slot, passing)
+			return err
+		}
+		return nil
+	})
+	return added, err
+}
+
+// LastChanges implements store.History.
+func (s *Store) LastChanges(ctx context.Context, endpoint string) ([]store.Observation, error) {
+	if !store.ValidID(endpoint) {
+		return nil, store.ErrInvalidObservation
+	}
+	rows, err := s.db.Query(ctx, lastChangesSQL, endpoint)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []store.Observation
+	for rows.Next() {
+		o, err := scanObservation(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, o)
+	}
+	return out, rows.Err()
 }
 
 // Observations implements store.History.
@@ -108,7 +169,8 @@ func (s *Store) DailyCounts(ctx context.Context, endpoint string, since time.Tim
 	if !store.ValidID(endpoint) {
 		return nil, store.ErrInvalidObservation
 	}
-	rows, err := s.db.Query(ctx, dailyCountsSQL, endpoint, since.UnixMilli())
+	// A day is counted whole: the day since falls in, from its start.
+	rows, err := s.db.Query(ctx, dailyCountsSQL, endpoint, since.UnixMilli()/dayMS)
 	if err != nil {
 		return nil, err
 	}
@@ -125,8 +187,23 @@ func (s *Store) DailyCounts(ctx context.Context, endpoint string, since time.Tim
 }
 
 // PruneObservations implements store.History.
+// The days wholly before before go; the day it falls in is counted again
+// from what is left of it (one day's rows).
 func (s *Store) PruneObservations(ctx context.Context, before time.Time) (int64, error) {
-	return s.db.Exec(ctx, pruneObservationsSQL, before.UnixMilli())
+	var n int64
+	err := s.db.InTx(ctx, func(q Querier) error {
+		var err error
+		if n, err = q.Exec(ctx, pruneObservationsSQL, before.UnixMilli()); err != nil {
+			return err
+		}
+		day := before.UnixMilli() / dayMS
+		if _, err := q.Exec(ctx, pruneDaysSQL, day); err != nil {
+			return err
+		}
+		_, err = q.Exec(ctx, recountDaySQL, day*dayMS, (day+1)*dayMS)
+		return err
+	})
+	return n, err
 }
 
 func scanObservation(r Row) (store.Observation, error) {

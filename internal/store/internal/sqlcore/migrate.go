@@ -95,3 +95,26 @@ func Migrate(ctx context.Context, db DB, ms []Migration) error {
 	}
 	return nil
 }
+
+// ErrSchemaBehind: the database lacks migrations this build has.
+var ErrSchemaBehind = errors.New("store: database schema is older than this build")
+
+// Ready answers whether db is reachable and migrated to exactly the last of
+// ms: a readiness probe's question (one indexed read).
+func Ready(ctx context.Context, db DB, ms []Migration) error {
+	var have int64
+	if err := db.QueryRow(ctx, maxVersionSQL).Scan(&have); err != nil {
+		return fmt.Errorf("store: not reachable: %w", err)
+	}
+	want := int64(0)
+	if len(ms) > 0 {
+		want = int64(ms[len(ms)-1].Version)
+	}
+	switch {
+	case have < want:
+		return ErrSchemaBehind
+	case have > want:
+		return ErrSchemaTooNew
+	}
+	return nil
+}
