@@ -6,7 +6,7 @@ package corpus
 // name, computed when the corpora were generated. corpus verify recomputes
 // each pin and fails on a mismatch.
 var generatedPins = map[string]Ref{
-	"lint-corpus.v1.json":       {ID: "x402-lint-corpus/v1", SHA256: "a60641598dbb817289ec23fab46feb4d0b153fef58d68b74d663868d9a4f3d37"},
+	"lint-corpus.v1.json":       {ID: "x402-lint-corpus/v1", SHA256: "a4fdd7dfca07d741b13ee74bdcf74580aa611a5292cf268b1e2e3141c5798b66"},
 	"payability-corpus.v1.json": {ID: "payability-corpus/v1", SHA256: "6c8deac7a2b54683b589a948c03fe01f43ede6abf11bb8f4cc34dd031b0f9341"},
 	"preflight-corpus.v1.json":  {ID: "x402-preflight-corpus/v1", SHA256: "3143e4768addb29d3f5b3d7dc5fa60d66f43109807937de905f8aa814fa74793"},
 	"railprobe-corpus.v1.json":  {ID: "railprobe-corpus/v1", SHA256: "6d3dbca0f663a0c00234442a5c22ba72d4a59326f334a8811d5de94fa8b9ce95"},
