@@ -258,3 +258,29 @@ func waitFor(t *testing.T, cond func() bool) {
 		time.Sleep(time.Millisecond)
 	}
 }
+
+// FuzzNormalOrigin: an accepted origin normalises to itself, is
+// scheme://host[:port] of http or https with nothing after, and is accepted
+// again.
+func FuzzNormalOrigin(f *testing.F) {
+	for _, s := range []string{"https://Agent.Example:443", "http://[::1]:80", "http://127.0.0.1:3000", "null", "https://a.example/x", "http://u@h", "HTTP://H:8/"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		n, ok := NormalOrigin(s)
+		if !ok {
+			return
+		}
+		again, ok2 := NormalOrigin(n)
+		if !ok2 || again != n {
+			t.Fatalf("%q -> %q -> %q %v", s, n, again, ok2)
+		}
+		rest, found := strings.CutPrefix(n, "https://")
+		if !found {
+			rest, found = strings.CutPrefix(n, "http://")
+		}
+		if !found || rest == "" || strings.ContainsAny(rest, "/?#@") {
+			t.Fatalf("%q -> %q", s, n)
+		}
+	})
+}
