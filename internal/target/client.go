@@ -149,12 +149,19 @@ func (c *Client) Session() *Session { return c.Pool(1) }
 // 1), busy or idle; a retry after a reused connection failed takes one more,
 // closed after it. Close the scope when the job ends.
 func (c *Client) Pool(idlePerHost int) *Session {
-	idlePerHost = max(idlePerHost, 1)
+	// Never more pooled connections to a host than the host limit: the
+	// scope's requests queue for its own connections rather than for slots.
+	idlePerHost = min(max(idlePerHost, 1), c.opts.HostLimit.PerHost())
 	sessions := tls.NewLRUClientSessionCache(64)
 	s := &Session{c: c, spares: newSpares()}
 	// Every connection of the scope is counted as the scope's (hostlimit.go).
+	// A dial still waiting for its host's slot when the scope closes gives
+	// up: nothing of the scope may connect after it.
 	s.dial = func(ctx context.Context, network, addr string) (net.Conn, error) {
-		conn, err := c.dial(context.WithValue(ctx, makeRoomKey{}, s.makeRoom), network, addr)
+		ctx, stop := context.WithCancel(context.WithValue(ctx, makeRoomKey{}, s.makeRoom))
+		defer stop()
+		defer context.AfterFunc(s.spares.ctx, stop)()
+		conn, err := c.dial(ctx, network, addr)
 		if err != nil {
 			return nil, err
 		}
@@ -313,12 +320,22 @@ func (c *Client) do(ctx context.Context, r Request, userAgent string, s *Session
 	// already holds a connection to the host reuses it (or waits inside its
 	// own exchange); anything else reserves a slot now.
 	if host := urlHost(r.URL); s == nil || !s.held.holds(host) {
-		res := &reservation{l: c.opts.HostLimit, host: host}
-		if err := res.l.acquire(ctx, host); err != nil {
-			return failure(err, &attempt{})
+		wait, done := ctx, func() {}
+		if s != nil {
+			wait, done = s.held.untilHeld(ctx, host)
 		}
-		defer res.done()
-		ctx = context.WithValue(ctx, reservationKey{}, res)
+		res := &reservation{l: c.opts.HostLimit, host: host}
+		err := res.l.acquire(wait, host)
+		done()
+		switch {
+		case err == nil:
+			defer res.done()
+			ctx = context.WithValue(ctx, reservationKey{}, res)
+		case ctx.Err() != nil:
+			return failure(ctx.Err(), &attempt{})
+		}
+		// Otherwise the scope came to hold a connection to the host while
+		// this request waited: it goes on without a reservation.
 	}
 
 	// One deadline for the fetch, retry included: reuse never makes a fetch

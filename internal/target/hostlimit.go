@@ -233,8 +233,45 @@ func (c *slotConn) Close() error {
 
 // heldConns counts a Session's open connections per host.
 type heldConns struct {
-	mu sync.Mutex
-	n  map[string]int
+	mu    sync.Mutex
+	n     map[string]int
+	first map[string][]chan struct{} // closed when the scope opens a connection to the host
+}
+
+// untilHeld returns a context that ends with ctx or as soon as the scope
+// holds a connection to host (a request of the scope waiting for a
+// reservation then needs none: it queues for the scope's connection), and
+// the function that releases it.
+func (h *heldConns) untilHeld(ctx context.Context, host string) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	ch := make(chan struct{})
+	h.mu.Lock()
+	if h.first == nil {
+		h.first = map[string][]chan struct{}{}
+	}
+	h.first[host] = append(h.first[host], ch)
+	h.mu.Unlock()
+	go func() {
+		select {
+		case <-ch:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, func() {
+		cancel()
+		h.mu.Lock()
+		for i, c := range h.first[host] {
+			if c == ch {
+				h.first[host] = append(h.first[host][:i], h.first[host][i+1:]...)
+				break
+			}
+		}
+		if len(h.first[host]) == 0 {
+			delete(h.first, host)
+		}
+		h.mu.Unlock()
+	}
 }
 
 func (h *heldConns) holds(host string) bool {
@@ -250,6 +287,10 @@ func (h *heldConns) track(host string, conn net.Conn) net.Conn {
 		h.n = map[string]int{}
 	}
 	h.n[host]++
+	for _, ch := range h.first[host] {
+		close(ch)
+	}
+	delete(h.first, host)
 	h.mu.Unlock()
 	return &slotConn{Conn: conn, release: func() {
 		h.mu.Lock()
