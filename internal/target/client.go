@@ -158,7 +158,7 @@ func (c *Client) Pool(idlePerHost int) *Session {
 	// A dial still waiting for its host's slot when the scope closes gives
 	// up: nothing of the scope may connect after it.
 	s.dial = func(ctx context.Context, network, addr string) (net.Conn, error) {
-		ctx, stop := context.WithCancel(context.WithValue(ctx, makeRoomKey{}, s.makeRoom))
+		ctx, stop := context.WithCancel(ctx)
 		defer stop()
 		defer context.AfterFunc(s.spares.ctx, stop)()
 		conn, err := c.dial(ctx, network, addr)
@@ -176,6 +176,7 @@ func (c *Client) Pool(idlePerHost int) *Session {
 		return s.dial(ctx, network, addr)
 	}
 	s.pooled = c.httpClient(c.transport(idlePerHost, sessions, dial))
+	c.opts.HostLimit.register(s)
 	// A retry goes out on a connection of its own (same dialer, same guard,
 	// same TLS session cache), never on another pooled one.
 	s.fresh = c.httpClient(c.transport(0, sessions, s.dial))
@@ -221,11 +222,6 @@ type Session struct {
 	held heldConns
 }
 
-// makeRoom closes the scope's idle connections, giving their host slots
-// back, before one of its dials waits for a slot: a scope never waits for
-// a slot that its own idle connection holds.
-func (s *Session) makeRoom() { s.pooled.CloseIdleConnections() }
-
 // Get fetches url once with a plain unauthenticated GET, reusing a
 // connection of this scope when one is idle.
 func (s *Session) Get(ctx context.Context, url string) capture.Capture {
@@ -242,6 +238,7 @@ func (s *Session) Do(ctx context.Context, r Request) capture.Capture {
 // that owns the scope has returned).
 func (s *Session) Close() {
 	s.closed.Store(true)
+	s.c.opts.HostLimit.unregister(s)
 	s.spares.close()
 	s.pooled.CloseIdleConnections()
 	s.fresh.CloseIdleConnections()

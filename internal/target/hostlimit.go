@@ -20,9 +20,10 @@ const DefaultHostConns = 6
 // until it is closed; a dial waits, first come first served, for a free
 // slot. It is safe for concurrent use.
 type HostLimit struct {
-	n     int
-	mu    sync.Mutex
-	hosts map[string]*hostSlots
+	n      int
+	mu     sync.Mutex
+	hosts  map[string]*hostSlots
+	scopes map[*Session]struct{} // open scopes, whose idle connections give way to a waiter
 }
 
 type hostSlots struct {
@@ -41,7 +42,35 @@ func NewHostLimit(n int) *HostLimit {
 	if n <= 0 {
 		n = DefaultHostConns
 	}
-	return &HostLimit{n: n, hosts: map[string]*hostSlots{}}
+	return &HostLimit{n: n, hosts: map[string]*hostSlots{}, scopes: map[*Session]struct{}{}}
+}
+
+// register and unregister track the open scopes.
+func (l *HostLimit) register(s *Session) {
+	l.mu.Lock()
+	l.scopes[s] = struct{}{}
+	l.mu.Unlock()
+}
+
+func (l *HostLimit) unregister(s *Session) {
+	l.mu.Lock()
+	delete(l.scopes, s)
+	l.mu.Unlock()
+}
+
+// makeRoom closes the idle connections of every open scope, giving their
+// slots back: an idle connection kept for reuse never makes a request
+// elsewhere wait for its host.
+func (l *HostLimit) makeRoom() {
+	l.mu.Lock()
+	scopes := make([]*Session, 0, len(l.scopes))
+	for s := range l.scopes {
+		scopes = append(scopes, s)
+	}
+	l.mu.Unlock()
+	for _, s := range scopes {
+		s.pooled.CloseIdleConnections()
+	}
 }
 
 // PerHost is the bound.
@@ -94,6 +123,7 @@ func (l *HostLimit) acquire(ctx context.Context, host string) error {
 	w := &slotWaiter{ch: make(chan struct{})}
 	h.wait = append(h.wait, w)
 	l.mu.Unlock()
+	l.makeRoom()
 	select {
 	case <-w.ch:
 		return nil
@@ -193,16 +223,12 @@ func (r *reservation) done() {
 
 // limitedDial wraps dial so that every connection holds a slot of its host
 // until it is closed: the request's reservation when it carries one for the
-// host, else a free slot, else one waited for in line (after the dialling
-// scope, when the context names one, closed its own idle connections).
+// host, else a free slot, else one waited for in line.
 func (l *HostLimit) limitedDial(dial func(context.Context, string, string) (net.Conn, error)) func(context.Context, string, string) (net.Conn, error) {
 	return func(ctx context.Context, network, addr string) (net.Conn, error) {
 		host := limitHost(addr)
 		res, _ := ctx.Value(reservationKey{}).(*reservation)
-		if !res.take(host) && !l.tryAcquire(host) {
-			if room, ok := ctx.Value(makeRoomKey{}).(func()); ok {
-				room()
-			}
+		if !res.take(host) {
 			if err := l.acquire(ctx, host); err != nil {
 				return nil, err
 			}
@@ -215,8 +241,6 @@ func (l *HostLimit) limitedDial(dial func(context.Context, string, string) (net.
 		return &slotConn{Conn: conn, release: func() { l.release(host) }}, nil
 	}
 }
-
-type makeRoomKey struct{}
 
 // slotConn gives its slot back when closed (once).
 type slotConn struct {
