@@ -98,18 +98,6 @@ func (l *HostLimit) Waiting(host string) int {
 	return 0
 }
 
-// tryAcquire takes a slot of host if one is free and nobody waits for one.
-func (l *HostLimit) tryAcquire(host string) bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	h := l.slots(host)
-	if h.open < l.n && len(h.wait) == 0 {
-		h.open++
-		return true
-	}
-	return false
-}
-
 // acquire takes a slot of host, waiting in line until one is free or ctx
 // ends.
 func (l *HostLimit) acquire(ctx context.Context, host string) error {

@@ -20,10 +20,12 @@ func TestHostLimitHandsSlotsOverInOrder(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if l.tryAcquire("seller.example") {
+	ended, end := context.WithCancel(ctx)
+	end()
+	if l.acquire(ended, "seller.example") == nil {
 		t.Fatal("a third slot was free at a limit of 2")
 	}
-	if !l.tryAcquire("other.example") {
+	if l.acquire(ended, "other.example") != nil {
 		t.Fatal("another host shares the limit")
 	}
 	// A waiter whose context ends leaves the line and holds nothing.
