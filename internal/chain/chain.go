@@ -21,6 +21,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"sync"
 	"syscall"
 	"time"
 
@@ -47,6 +48,7 @@ type Client struct {
 	solana, evm string
 	hc          *http.Client
 	userAgent   string
+	budget      time.Duration // Budget when 0 (tests set it)
 }
 
 // ErrRPCURL is New's refusal of an RPC URL that is not absolute http(s).
@@ -155,35 +157,89 @@ func (c *Client) call(ctx context.Context, endpoint, method string, params any, 
 	return nil
 }
 
+// Bounds of one lint's look-ups (docs/lint.md, "Chain readiness"): the
+// seller's challenge decides how many entries there are, never how much
+// work a lint does.
+const (
+	// MaxLookups is the most distinct (family, network, asset, payTo)
+	// look-ups one Observe makes; the entries of the others are Skipped.
+	MaxLookups = 16
+	// MaxParallel is how many look-ups run at once.
+	MaxParallel = 4
+	// Budget bounds one Observe overall; a look-up it cuts short is
+	// Unavailable.
+	Budget = 20 * time.Second
+)
+
 // Observe makes the look-ups of qs, once per distinct (family, network,
-// payTo, asset), and returns one observation per query in order. A family
+// payTo, asset), at most MaxLookups of them, MaxParallel at a time, all
+// within Budget, and returns one observation per query in order. A family
 // without an RPC URL is not observed.
 func (c *Client) Observe(ctx context.Context, qs []lint.ChainQuery) lint.ChainFacts {
 	type k struct {
 		f                     lint.Family
 		network, payTo, asset string
 	}
-	seen := map[k]lint.ChainObservation{}
-	var facts lint.ChainFacts
+	budget := c.budget
+	if budget <= 0 {
+		budget = Budget
+	}
+	ctx, cancel := context.WithTimeout(ctx, budget)
+	defer cancel()
+
+	// The distinct look-ups, in the order of their first query.
+	slot := map[k]int{}
+	var todo []lint.ChainQuery
 	for _, q := range qs {
-		if (q.Family == lint.FamilySolana && c.solana == "") || (q.Family == lint.FamilyEVM && c.evm == "") {
+		if !c.serves(q.Family) {
 			continue
 		}
 		key := k{q.Family, q.Network, q.PayTo, q.Asset}
-		o, ok := seen[key]
-		if !ok {
-			switch q.Family {
-			case lint.FamilySolana:
-				o = c.solanaReadiness(ctx, q)
-			case lint.FamilyEVM:
-				o = c.evmDomain(ctx, q)
-			default:
-				continue
+		if _, ok := slot[key]; !ok {
+			slot[key] = len(todo)
+			todo = append(todo, q)
+		}
+	}
+	made := todo[:min(len(todo), MaxLookups)]
+	obs := make([]lint.ChainObservation, len(made))
+	sem := make(chan struct{}, MaxParallel)
+	var wg sync.WaitGroup
+	for i, q := range made {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			if q.Family == lint.FamilySolana {
+				obs[i] = c.solanaReadiness(ctx, q)
+			} else {
+				obs[i] = c.evmDomain(ctx, q)
 			}
-			seen[key] = o
+		})
+	}
+	wg.Wait()
+
+	var facts lint.ChainFacts
+	for _, q := range qs {
+		if !c.serves(q.Family) {
+			continue
+		}
+		i := slot[k{q.Family, q.Network, q.PayTo, q.Asset}]
+		o := lint.ChainObservation{Skipped: true}
+		if i < len(obs) {
+			o = obs[i]
 		}
 		o.Leg, o.Entry, o.Family = q.Leg, q.Entry, q.Family
 		facts.Observations = append(facts.Observations, o)
 	}
 	return facts
+}
+
+// serves reports whether the client has a node for family.
+func (c *Client) serves(f lint.Family) bool {
+	switch f {
+	case lint.FamilySolana:
+		return c.solana != ""
+	case lint.FamilyEVM:
+		return c.evm != ""
+	}
+	return false
 }

@@ -140,11 +140,16 @@ func (e Env) usage(w io.Writer) {
 	fmt.Fprintln(w, "\nRun 'payability <command> -h' (or 'payability help <command>') for a command's flags.")
 }
 
-func (e Env) fetcher(allowPrivate bool) ops.Fetcher {
+func (e Env) fetcher(allowPrivate bool) ops.Fetcher { return e.fetcherLimited(allowPrivate, 0) }
+
+// fetcherLimited is fetcher with at most hostConns simultaneous connections
+// to one target host over every request of the command
+// (target.DefaultHostConns when 0).
+func (e Env) fetcherLimited(allowPrivate bool, hostConns int) ops.Fetcher {
 	if e.NewFetcher != nil {
 		return e.NewFetcher(allowPrivate)
 	}
-	return target.New(target.Options{AllowPrivate: allowPrivate, UserAgent: buildinfo.UserAgent})
+	return target.New(target.Options{AllowPrivate: allowPrivate, UserAgent: buildinfo.UserAgent, HostLimit: target.NewHostLimit(hostConns)})
 }
 
 func (e Env) now() func() time.Time {

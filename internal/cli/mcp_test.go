@@ -21,6 +21,12 @@ func TestMCPCommandUsage(t *testing.T) {
 	}{
 		{"a public --http needs --http-public", []string{"mcp", "--http", "0.0.0.0:0"}, exitUsage, "loopback only"},
 		{"a named host is not loopback", []string{"mcp", "--http", "example.com:80"}, exitUsage, "loopback only"},
+		{"off loopback needs a token", []string{"mcp", "--http", "0.0.0.0:0", "--http-public"}, exitUsage, "needs --token-env"},
+		{"a token too short", []string{"mcp", "--http", "127.0.0.1:0", "--token-env", "PAYABILITY_TEST_NO_SUCH_VAR"}, exitUsage, "at least 16 characters"},
+		{"an origin with a path", []string{"mcp", "--http", "127.0.0.1:0", "--allow-origin", "https://a.example/x"}, exitUsage, "--allow-origin takes an origin"},
+		{"no sessions", []string{"mcp", "--max-sessions", "0"}, exitUsage, "--max-sessions"},
+		{"no calls", []string{"mcp", "--max-calls", "0"}, exitUsage, "--max-calls"},
+		{"no host connections", []string{"mcp", "--host-conns", "0"}, exitUsage, "--host-conns"},
 		{"no arguments", []string{"mcp", "extra"}, exitUsage, "takes no arguments"},
 		{"a bad key file", []string{"mcp", "--sign-key", "/nonexistent/key.pem"}, exitUsage, "--sign-key"},
 		{"stdio ends when stdin closes", []string{"mcp"}, ExitOK, ""},

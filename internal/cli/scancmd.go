@@ -32,7 +32,7 @@ func init() {
 }
 
 func runScan(ctx context.Context, e Env, args []string) int {
-	fs := newFlagSet(e, "scan", "scan --op check|memo|probe|lint [--concurrency 64] [--per-host 4] [--allow-private] [--quiet] [--full] [--out FILE] [--json] [--format FORMAT[=FILE]]... [--fail-on LEVEL] [URLS.txt | -]",
+	fs := newFlagSet(e, "scan", "scan --op check|memo|probe|lint [--concurrency 64] [--per-host 4] [--host-conns 6] [--allow-private] [--quiet] [--full] [--out FILE] [--json] [--format FORMAT[=FILE]]... [--fail-on LEVEL] [URLS.txt | -]",
 		`Input (a file, or stdin when none or -): one URL per line (blank and # lines ignored), a JSON
 array of URLs, or an x402 Bazaar discovery document (resources[].resource). Output: JSON Lines,
 one record per entry in completion order, after a header record that carries the texts every
@@ -44,6 +44,7 @@ or a failed write; 2 bad usage; 3 the overall reached --fail-on; 130 interrupted
 	op := fs.String("op", "", "the op to run on every URL (required): `OP` is check, memo, probe or lint (lint sends one GET)")
 	concurrency := fs.Int("concurrency", scan.DefaultConcurrency, "at most `N` ops in flight overall")
 	perHost := fs.Int("per-host", scan.DefaultPerHost, "at most `N` ops in flight to one host (hostname:port)")
+	hostConns := fs.Int("host-conns", target.DefaultHostConns, "at most `N` simultaneous connections to one host (hostname, any port), retries and dials ahead included")
 	allowPrivate := fs.Bool("allow-private", false, "allow loopback and private target addresses (a seller's staging)")
 	quiet := fs.Bool("quiet", false, "no progress bar (it is drawn only when stderr is a terminal)")
 	outPath := fs.String("out", "", "write stdout's output (the JSON Lines unless --format says otherwise) to `FILE`")
@@ -63,8 +64,8 @@ or a failed write; 2 bad usage; 3 the overall reached --fail-on; 130 interrupted
 	case !oneOf(*op, scan.Ops):
 		fmt.Fprintf(e.Stderr, "payability scan: --op must be one of %s\n", quoteList(scan.Ops))
 		return exitUsage
-	case *concurrency < 1 || *perHost < 1:
-		fmt.Fprintln(e.Stderr, "payability scan: --concurrency and --per-host must be at least 1")
+	case *concurrency < 1 || *perHost < 1 || *hostConns < 1:
+		fmt.Fprintln(e.Stderr, "payability scan: --concurrency, --per-host and --host-conns must be at least 1")
 		return exitUsage
 	case len(pos) > 1:
 		return usageError(e, fs, "give at most one input (a file, or - for stdin)")
@@ -110,7 +111,7 @@ or a failed write; 2 bad usage; 3 the overall reached --fail-on; 130 interrupted
 		defer debug.SetGCPercent(debug.SetGCPercent(scan.GCPercent))
 	}
 
-	fetcher := e.fetcher(*allowPrivate)
+	fetcher := e.fetcherLimited(*allowPrivate, *hostConns)
 	var guarded *guardWatch
 	if !*allowPrivate {
 		guarded = newGuardWatch(fetcher)

@@ -45,6 +45,7 @@ type LintChainObs struct {
 	Family            lint.Family `json:"family"`
 	Unavailable       bool        `json:"unavailable"`
 	OtherNetwork      bool        `json:"other_network"`
+	Skipped           bool        `json:"skipped,omitempty"`
 	AssetIsMint       bool        `json:"asset_is_mint"`
 	ATAExists         bool        `json:"ata_exists"`
 	ATAIsTokenAccount bool        `json:"ata_is_token_account"`
@@ -112,7 +113,7 @@ func GradeLint(c LintCase) (LintExpected, error) {
 		facts := lint.ChainFacts{}
 		for _, o := range c.Chain {
 			ob := lint.ChainObservation{Leg: o.Leg, Entry: o.Entry, Family: o.Family, Unavailable: o.Unavailable,
-				OtherNetwork: o.OtherNetwork, AssetIsMint: o.AssetIsMint, ATAExists: o.ATAExists, ATAIsTokenAccount: o.ATAIsTokenAccount}
+				OtherNetwork: o.OtherNetwork, Skipped: o.Skipped, AssetIsMint: o.AssetIsMint, ATAExists: o.ATAExists, ATAIsTokenAccount: o.ATAIsTokenAccount}
 			if o.Name != nil {
 				ob.Name, ob.NameRead = *o.Name, true
 			}

@@ -51,6 +51,9 @@ func (g *grader) chain(legs []view, facts *ChainFacts) {
 		p := entryPrefix(o.Entry)
 		at := func(id, field string) { g.add(id, o.Leg, idx(o.Entry), p+field) }
 		switch {
+		case o.Skipped:
+			at(ruleChainLookupSkipped, "network")
+			continue
 		case o.Unavailable:
 			at(ruleChainUnavailable, "network")
 			continue

@@ -67,6 +67,7 @@ const (
 	rulePaymentIdentifierInvalid = "payment_identifier_invalid"
 
 	ruleChainUnavailable    = "chain_unavailable"
+	ruleChainLookupSkipped  = "chain_lookup_skipped"
 	ruleChainOtherNetwork   = "chain_other_network"
 	ruleSVMAssetNotMint     = "svm_asset_not_mint"
 	ruleSVMATAMissing       = "svm_ata_missing"
@@ -140,6 +141,7 @@ var messages = map[string]string{
 	rulePaymentIdentifierInvalid: "the payment-identifier info is not well formed",
 
 	ruleChainUnavailable:    "the RPC node did not answer the look-ups of this entry; nothing is said about the chain",
+	ruleChainLookupSkipped:  "this entry was not looked up: the lint reached its cap of distinct chain look-ups; nothing is said about the chain",
 	ruleChainOtherNetwork:   "the RPC node serves another network than this entry's; the entry was not looked up",
 	ruleSVMAssetNotMint:     "the asset is not a mint of the SPL Token or Token-2022 program",
 	ruleSVMATAMissing:       "payTo has no associated token account for the asset; first payments fail",

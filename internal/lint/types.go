@@ -107,6 +107,9 @@ type ChainObservation struct {
 	Unavailable bool
 	// OtherNetwork: the node serves another chain than the entry's network.
 	OtherNetwork bool
+	// Skipped: the look-up was not made, the caller's cap of distinct
+	// look-ups per lint being reached. Graded as info chain_lookup_skipped.
+	Skipped bool
 
 	// Solana: whether the asset is a mint of the Token or Token-2022
 	// program; whether the associated token account of (payTo, asset) under

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -61,27 +62,40 @@ type Config struct {
 	CORTXAPI       string
 	CORTXAllowHTTP bool
 	Render         Renderers
+	// MaxCalls bounds the tool calls running at once, over every session
+	// (DefaultMaxCalls when 0); CallWait is how long a call beyond it waits
+	// in line before it fails busy (DefaultCallWait when 0, no wait when
+	// negative). At most 4 × MaxCalls calls wait.
+	MaxCalls int
+	CallWait time.Duration
 }
+
+// Defaults of the server-wide call bound (docs/mcp.md, "Bounds").
+const (
+	DefaultMaxCalls = 16
+	DefaultCallWait = 30 * time.Second
+)
 
 // NewServer assembles the server and its tools in one place.
 func NewServer(cfg Config) *sdk.Server {
 	s := sdk.NewServer(&sdk.Implementation{Name: "payability", Title: "payability: x402 preflight", Version: buildinfo.Version}, nil)
 	h := handlers{cfg}
+	g := newGate(cfg.MaxCalls, cfg.CallWait)
 	// Tools that POST (payment probes, a gated POST) are not read-only: a
 	// seller that fails open acts on what they send. GETs and local work are.
 	posts := annotations(true, false)
 	sends := annotations(true, true)
 	local := annotations(false, true)
-	add(s, &sdk.Tool{Name: ToolPreflight, Annotations: posts, Description: "Before paying an x402 endpoint: GO, HOLD or STOP (x402-preflight/v1). " +
+	add(s, g, &sdk.Tool{Name: ToolPreflight, Annotations: posts, Description: "Before paying an x402 endpoint: GO, HOLD or STOP (x402-preflight/v1). " +
 		"Lints the unpaid 402, fetches it twice, sends two payment probes that cannot pay and unpaid HEAD and other-method requests, " +
 		"and binds the decision to the selected entry's terms by terms_sha256. GO means no red flag was observed; it never guarantees that a payment settles."}, h.preflight)
-	add(s, &sdk.Tool{Name: ToolLint, Annotations: posts, Description: "x402 protocol conformance of one endpoint's 402 challenge (x402-lint/v1): findings with rule id, severity and field path."}, h.lint)
-	add(s, &sdk.Tool{Name: ToolCheck, Annotations: sends, Description: "A1 check: grade one endpoint's 402 challenge, field by field (payability criteria)."}, h.op(ops.OpCheck))
-	add(s, &sdk.Tool{Name: ToolMemo, Annotations: sends, Description: "A4 memo: grade memo binding over two back-to-back GETs (payability criteria)."}, h.op(ops.OpMemo))
-	add(s, &sdk.Tool{Name: ToolProbe, Annotations: posts, Description: "A3 probe: send the seven published invalid probes and grade each rail (rail-probe criteria)."}, h.op(ops.OpProbe))
-	add(s, &sdk.Tool{Name: ToolReliability, Annotations: sends, Description: "Check a CORTX reliability record, bound to the endpoint's own 402 terms. Advisory: it never authorises a payment."}, h.reliability)
-	add(s, &sdk.Tool{Name: ToolTermsHash, Annotations: local, Description: "terms_sha256 of every entry of a challenge (a PAYMENT-REQUIRED value or a v1 body): compare it with a preflight record's before signing. Sends nothing."}, h.termsHash)
-	add(s, &sdk.Tool{Name: ToolVerifyReport, Annotations: local, Description: "Verify the Ed25519 signature of a signed report or preflight record against a JWKS given as text, or the server's own keys. Sends nothing."}, h.verify)
+	add(s, g, &sdk.Tool{Name: ToolLint, Annotations: posts, Description: "x402 protocol conformance of one endpoint's 402 challenge (x402-lint/v1): findings with rule id, severity and field path."}, h.lint)
+	add(s, g, &sdk.Tool{Name: ToolCheck, Annotations: sends, Description: "A1 check: grade one endpoint's 402 challenge, field by field (payability criteria)."}, h.op(ops.OpCheck))
+	add(s, g, &sdk.Tool{Name: ToolMemo, Annotations: sends, Description: "A4 memo: grade memo binding over two back-to-back GETs (payability criteria)."}, h.op(ops.OpMemo))
+	add(s, g, &sdk.Tool{Name: ToolProbe, Annotations: posts, Description: "A3 probe: send the seven published invalid probes and grade each rail (rail-probe criteria)."}, h.op(ops.OpProbe))
+	add(s, g, &sdk.Tool{Name: ToolReliability, Annotations: sends, Description: "Check a CORTX reliability record, bound to the endpoint's own 402 terms. Advisory: it never authorises a payment."}, h.reliability)
+	add(s, g, &sdk.Tool{Name: ToolTermsHash, Annotations: local, Description: "terms_sha256 of every entry of a challenge (a PAYMENT-REQUIRED value or a v1 body): compare it with a preflight record's before signing. Sends nothing."}, h.termsHash)
+	add(s, g, &sdk.Tool{Name: ToolVerifyReport, Annotations: local, Description: "Verify the Ed25519 signature of a signed report or preflight record against a JWKS given as text, or the server's own keys. Sends nothing."}, h.verify)
 	return s
 }
 
@@ -94,9 +108,14 @@ func annotations(openWorld, readOnly bool) *sdk.ToolAnnotations {
 // object (docs/report-format.md and docs/mcp.md describe each).
 var objectSchema = &jsonschema.Schema{Type: "object"}
 
-func add[In any](s *sdk.Server, t *sdk.Tool, h func(context.Context, In) (any, string, error)) {
+func add[In any](s *sdk.Server, g *gate, t *sdk.Tool, h func(context.Context, In) (any, string, error)) {
 	t.OutputSchema = objectSchema
 	sdk.AddTool(s, t, func(ctx context.Context, _ *sdk.CallToolRequest, in In) (*sdk.CallToolResult, any, error) {
+		done, err := g.enter(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		defer done()
 		out, text, err := h(ctx, in)
 		if err != nil {
 			return nil, nil, err

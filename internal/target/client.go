@@ -36,6 +36,10 @@ type Options struct {
 	Timeout      time.Duration // the whole exchange of one request: connect, headers, body
 	BodyCap      int           // response body bytes kept; one more byte means over cap
 	HeaderCap    int64         // response header bytes accepted; more is a failed fetch
+	// HostLimit bounds the simultaneous connections to one host; Clients
+	// given the same one share it. nil: a limit of DefaultHostConns of this
+	// Client's own.
+	HostLimit *HostLimit
 
 	// resolver replaces the system resolver (tests: a name that cannot
 	// resolve, without a packet leaving the machine).
@@ -78,7 +82,10 @@ func New(o Options) *Client {
 		dialer.Control = guardControl
 	}
 	scrubTransportLog()
-	c := &Client{opts: o, dial: dialer.DialContext}
+	if o.HostLimit == nil {
+		o.HostLimit = NewHostLimit(DefaultHostConns)
+	}
+	c := &Client{opts: o, dial: o.HostLimit.limitedDial(dialer.DialContext)}
 	c.oneShot = c.httpClient(c.transport(0, nil, c.dial))
 	return c
 }
@@ -142,21 +149,37 @@ func (c *Client) Session() *Session { return c.Pool(1) }
 // 1), busy or idle; a retry after a reused connection failed takes one more,
 // closed after it. Close the scope when the job ends.
 func (c *Client) Pool(idlePerHost int) *Session {
-	idlePerHost = max(idlePerHost, 1)
+	// Never more pooled connections to a host than the host limit: the
+	// scope's requests queue for its own connections rather than for slots.
+	idlePerHost = min(max(idlePerHost, 1), c.opts.HostLimit.PerHost())
 	sessions := tls.NewLRUClientSessionCache(64)
 	s := &Session{c: c, spares: newSpares()}
+	// Every connection of the scope is counted as the scope's (hostlimit.go).
+	// A dial still waiting for its host's slot when the scope closes gives
+	// up: nothing of the scope may connect after it.
+	s.dial = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		ctx, stop := context.WithCancel(ctx)
+		defer stop()
+		defer context.AfterFunc(s.spares.ctx, stop)()
+		conn, err := c.dial(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return s.held.track(limitHost(addr), conn), nil
+	}
 	// A new connection is a spare dialled ahead (spare.go) when one is
 	// waiting for its address, else dialled now; both by the guarded dialer.
 	dial := func(ctx context.Context, network, addr string) (net.Conn, error) {
 		if conn, ok := s.spares.take(ctx, addr); ok {
 			return conn, nil
 		}
-		return c.dial(ctx, network, addr)
+		return s.dial(ctx, network, addr)
 	}
 	s.pooled = c.httpClient(c.transport(idlePerHost, sessions, dial))
+	c.opts.HostLimit.register(s)
 	// A retry goes out on a connection of its own (same dialer, same guard,
 	// same TLS session cache), never on another pooled one.
-	s.fresh = c.httpClient(c.transport(0, sessions, c.dial))
+	s.fresh = c.httpClient(c.transport(0, sessions, s.dial))
 	return s
 }
 
@@ -194,6 +217,9 @@ type Session struct {
 	// h2 holds the origins that answered over HTTP/2 in this scope.
 	h2     sync.Map
 	spares *spares
+	// dial is the client's dial, counting the scope's connections in held.
+	dial func(ctx context.Context, network, addr string) (net.Conn, error)
+	held heldConns
 }
 
 // Get fetches url once with a plain unauthenticated GET, reusing a
@@ -212,6 +238,7 @@ func (s *Session) Do(ctx context.Context, r Request) capture.Capture {
 // that owns the scope has returned).
 func (s *Session) Close() {
 	s.closed.Store(true)
+	s.c.opts.HostLimit.unregister(s)
 	s.spares.close()
 	s.pooled.CloseIdleConnections()
 	s.fresh.CloseIdleConnections()
@@ -285,6 +312,28 @@ func (c *Client) do(ctx context.Context, r Request, userAgent string, s *Session
 		header[k] = []string{v}
 	}
 	header["User-Agent"] = []string{userAgent}
+
+	// The host's turn is waited for before the deadline starts: a scope that
+	// already holds a connection to the host reuses it (or waits inside its
+	// own exchange); anything else reserves a slot now.
+	if host := urlHost(r.URL); s == nil || !s.held.holds(host) {
+		wait, done := ctx, func() {}
+		if s != nil {
+			wait, done = s.held.untilHeld(ctx, host)
+		}
+		res := &reservation{l: c.opts.HostLimit, host: host}
+		err := res.l.acquire(wait, host)
+		done()
+		switch {
+		case err == nil:
+			defer res.done()
+			ctx = context.WithValue(ctx, reservationKey{}, res)
+		case ctx.Err() != nil:
+			return failure(ctx.Err(), &attempt{})
+		}
+		// Otherwise the scope came to hold a connection to the host while
+		// this request waited: it goes on without a reservation.
+	}
 
 	// One deadline for the fetch, retry included: reuse never makes a fetch
 	// longer than the published timeout.

@@ -90,7 +90,7 @@ func (s *Session) RunProbes(ctx context.Context, url string) []capture.Capture {
 		if p.Method == http.MethodHead && !s.isH2(url) {
 			// The HEAD's HTTP/1 connection will not be reused (client.go):
 			// the next probe's connection is dialled while it is out.
-			s.spares.prepare(s.c.dial, dialAddr(url))
+			s.spares.prepare(s.dial, dialAddr(url))
 		}
 		out[i] = s.c.do(ctx, Request{Method: p.Method, URL: url, Header: p.Header, Body: p.Body}, ProbeUserAgent, s)
 	}

@@ -554,6 +554,8 @@ func chainCases() []synth {
 	add("evm-name-mismatch", "name() differs from extra.name", evm, ev(chainObs{Name: str("USDC"), Version: str("2")}))
 	add("evm-version-unreadable", "version() not answered; name matches", evm, ev(chainObs{Name: str("USD Coin")}))
 	add("evm-unavailable", "the node did not answer", evm, ev(chainObs{Unavailable: true}))
+	add("evm-skipped", "the lint's cap of distinct look-ups was reached before this entry", evm, ev(chainObs{Skipped: true}))
+	add("svm-skipped", "the lint's cap of distinct look-ups was reached before this entry", svm, sol(chainObs{Skipped: true}))
 	add("evm-other-network", "the node serves another chain", evm, ev(chainObs{OtherNetwork: true}))
 	add("evm-no-domain-in-extra", "no extra.name/version to compare; the contract answers", header402(v2Doc(func() M { e := evmEntry(); e["extra"] = M{"assetTransferMethod": "permit2"}; return e }())),
 		ev(chainObs{Name: str("USD Coin"), Version: str("2")}))

@@ -60,6 +60,7 @@ type chainObs struct {
 	Family            string  `json:"family"`
 	Unavailable       bool    `json:"unavailable"`
 	OtherNetwork      bool    `json:"other_network"`
+	Skipped           bool    `json:"skipped,omitempty"`
 	AssetIsMint       bool    `json:"asset_is_mint"`
 	ATAExists         bool    `json:"ata_exists"`
 	ATAIsTokenAccount bool    `json:"ata_is_token_account"`
@@ -881,6 +882,11 @@ func (j *judge) chain(legs []leg) {
 		}
 		pre := "accepts[" + strconv.Itoa(o.Entry) + "]."
 		at := func(rule, field string) { j.f(rule, o.Leg, o.Entry, pre+field) }
+		// The caller's cap of distinct look-ups was reached: not looked up.
+		if o.Skipped {
+			at("chain_lookup_skipped", "network")
+			continue
+		}
 		if o.Unavailable {
 			at("chain_unavailable", "network")
 			continue
