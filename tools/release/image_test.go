@@ -89,7 +89,10 @@ func TestImage(t *testing.T) {
 	if out, err := exec.Command(buildah, args("bud", "--isolation", "chroot", "--format", "docker", "--platform", "linux/amd64", "-t", tag, ctx)...).CombinedOutput(); err != nil {
 		t.Fatalf("buildah bud: %v\n%s", err, out)
 	}
-	t.Cleanup(func() { exec.Command(buildah, args("rm", "--all")...).Run(); exec.Command(buildah, args("rmi", "--all", "--force")...).Run() })
+	t.Cleanup(func() {
+		exec.Command(buildah, args("rm", "--all")...).Run()
+		exec.Command(buildah, args("rmi", "--all", "--force")...).Run()
+	})
 	out, err := exec.Command(buildah, args("inspect", "--type", "image", tag)...).Output()
 	if err != nil {
 		t.Fatal(err)
