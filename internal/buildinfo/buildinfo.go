@@ -6,11 +6,21 @@ import (
 	"strings"
 )
 
-// Version is payability's own version; it appears in the check and memo user agent.
-const Version = "0.1.0"
+// Version is payability's own version; it appears in the check and memo user
+// agent. A release build sets it from the tag (.goreleaser.yaml: -ldflags
+// -X github.com/exchangerebel/payability/internal/buildinfo.Version=1.2.3);
+// any other build says the version of this source.
+var Version = "0.1.0"
+
+// Commit and Date are the revision and commit time a release build stamps
+// (-X …/buildinfo.Commit, …/buildinfo.Date); empty otherwise. They stand in
+// for vcs.revision and vcs.time when the build recorded none (a release
+// builds with -trimpath from a clean checkout, and GOFLAGS=-buildvcs=false
+// drops them).
+var Commit, Date string
 
 // UserAgent is the user agent of check and memo fetches.
-const UserAgent = "payability/" + Version
+var UserAgent = "payability/" + Version
 
 // Info is what the binary knows about how it was built (debug.ReadBuildInfo).
 // A field the build did not record is "".
@@ -31,9 +41,21 @@ type Info struct {
 func Read() Info {
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
-		return Info{}
+		return Stamped(Info{})
 	}
-	return FromBuildInfo(bi)
+	return Stamped(FromBuildInfo(bi))
+}
+
+// Stamped fills the revision and time the build did not record from Commit
+// and Date; what the build recorded wins.
+func Stamped(in Info) Info {
+	if in.Revision == "" {
+		in.Revision = Commit
+	}
+	if in.Time == "" {
+		in.Time = Date
+	}
+	return in
 }
 
 // FromBuildInfo extracts Info from debug.BuildInfo.

@@ -331,8 +331,9 @@ func TestActionYAMLMatchesTheScript(t *testing.T) {
 			t.Errorf("input %s does not reach the script as %s", in, env)
 		}
 	}
-	if !strings.Contains(yml, "PAYABILITY_VERSION: ${{ inputs.version }}") || !strings.Contains(yml, "go install \"github.com/exchangerebel/payability/cmd/payability@${ref}\"") {
-		t.Error("version does not reach go install")
+	if !strings.Contains(yml, "PAYABILITY_VERSION: ${{ inputs.version }}") || !strings.Contains(yml, `tools/action/install.sh" resolve`) ||
+		!strings.Contains(readFile(t, "install.sh"), "PAYABILITY_VERSION") {
+		t.Error("version does not reach install.sh")
 	}
 	outputs := regexp.MustCompile(`value: \$\{\{ steps\.run\.outputs\.([a-z]+) \}\}`).FindAllStringSubmatch(yml, -1)
 	if len(outputs) != 5 {
