@@ -410,7 +410,7 @@ func (d *dispatcher) loop(feedCtx context.Context, items <-chan Item) {
 				inputOpen = false
 				continue
 			}
-			if d.stopped = feedCtx.Err() != nil; d.stopped {
+			if d.stopped = d.halted(feedCtx); d.stopped {
 				d.dropped++ // select picked this over the stop: still no new work
 				continue
 			}
@@ -418,12 +418,20 @@ func (d *dispatcher) loop(feedCtx context.Context, items <-chan Item) {
 		case h := <-d.done:
 			// Several cases may be ready at once; a stop must win over
 			// starting the next entry.
-			d.stopped = d.stopped || feedCtx.Err() != nil
+			d.stopped = d.stopped || d.halted(feedCtx)
 			d.finished(h)
 		case <-stop:
 			d.stopped = true
 		}
 	}
+}
+
+// halted reports a stop: the feed's, or the ops' own context, which the
+// interruption may cancel (no grace) before the feed's context says so: the
+// parent cancels its children in no set order, and an op that ended
+// cancelled must not free a slot for a new one.
+func (d *dispatcher) halted(feedCtx context.Context) bool {
+	return feedCtx.Err() != nil || d.workCtx.Err() != nil
 }
 
 // admit takes one entry: a refusal is recorded at once (it costs nothing and
