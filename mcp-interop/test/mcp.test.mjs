@@ -118,14 +118,27 @@ test("x402_preflight says GO for a seller that refuses invalid payments", async 
   assert.match(rec.terms_sha256, /^[0-9a-f]{64}$/);
   assert.deepEqual(rec.selected_entry, { leg: "header", index: 0, x402_version: 2, scheme: "exact", network: "eip155:8453" });
   assert.match(res.content[0].text, /^GO {2}no red flag observed at .*; not a guarantee that a payment will settle or be honoured/);
-  // The structural probe carried the offered entry exactly, with a zero
-  // signature over an expired authorization.
+  assert.equal(rec.revision, "2");
+  // Revision 2: the structural probe carries the offered entry exactly and
+  // an authorization a cheap check cannot tell from a real one (payee,
+  // amount, a window around now, a non-zero payer, a signature of valid
+  // shape); only signature verification refuses it.
+  const offered = challenge("x").doc.accepts[0];
   const p1 = closed.seen.find((s) => s.sig && s.sig !== "bogus-not-a-payment-header");
   const payload = JSON.parse(Buffer.from(p1.sig, "base64").toString());
   assert.equal(payload.x402Version, 2);
-  assert.deepEqual(payload.accepted, challenge("x").doc.accepts[0]);
-  assert.equal(payload.payload.signature, "0x" + "0".repeat(130));
-  assert.equal(payload.payload.authorization.validBefore, "0");
+  assert.deepEqual(payload.accepted, offered);
+  const auth = payload.payload.authorization;
+  assert.equal(auth.to, offered.payTo);
+  assert.equal(auth.value, offered.amount);
+  assert.match(auth.from, /^0x[0-9a-fA-F]{40}$/);
+  assert.notEqual(BigInt(auth.from), 0n);
+  // The window contains the check time the record states (not this
+  // machine's clock now).
+  const checked = Math.floor(Date.parse(rec.checked_at) / 1000);
+  assert.ok(Number(auth.validAfter) <= checked && checked < Number(auth.validBefore), JSON.stringify(auth));
+  assert.match(payload.payload.signature, /^0x[0-9a-f]{128}(1b|1c)$/);
+  assert.notEqual(payload.payload.signature, "0x" + "0".repeat(130));
 });
 
 test("x402_preflight says STOP fail_open for a seller that serves any payment header", async () => {
