@@ -108,6 +108,9 @@ func NormalOrigin(s string) (string, bool) {
 		return "", false
 	}
 	host, port := strings.ToLower(u.Hostname()), u.Port()
+	if host == "" { // "http://:" or "http://:80": an authority with no host
+		return "", false
+	}
 	if (u.Scheme == "http" && port == "80") || (u.Scheme == "https" && port == "443") {
 		port = ""
 	}
