@@ -98,20 +98,7 @@ func (s *Store) LastChanges(ctx context.Context, endpoint string) ([]store.Obser
 	if !store.ValidID(endpoint) {
 		return nil, store.ErrInvalidObservation
 	}
-	rows, err := s.db.Query(ctx, lastChangesSQL, endpoint)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []store.Observation
-	for rows.Next() {
-		o, err := scanObservation(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, o)
-	}
-	return out, rows.Err()
+	return readObservations(s.db.Query(ctx, lastChangesSQL, endpoint))
 }
 
 // Observations implements store.History.
@@ -128,19 +115,8 @@ func (s *Store) Observations(ctx context.Context, endpoint, op string, since tim
 	} else {
 		rows, err = s.db.Query(ctx, observationsSQL, endpoint, op, since.UnixMilli(), int64(limit))
 	}
+	out, err := readObservations(rows, err)
 	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []store.Observation
-	for rows.Next() {
-		o, err := scanObservation(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, o)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, err
 	}
 	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
@@ -204,6 +180,23 @@ func (s *Store) PruneObservations(ctx context.Context, before time.Time) (int64,
 		return err
 	})
 	return n, err
+}
+
+// readObservations reads every row of an observations query.
+func readObservations(rows Rows, err error) ([]store.Observation, error) {
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []store.Observation
+	for rows.Next() {
+		o, err := scanObservation(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, o)
+	}
+	return out, rows.Err()
 }
 
 func scanObservation(r Row) (store.Observation, error) {
