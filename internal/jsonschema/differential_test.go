@@ -1,0 +1,54 @@
+package jsonschema_test
+
+import (
+	"strings"
+	"testing"
+)
+
+type pair struct{ schema, value string }
+
+func TestMatchesReference(t *testing.T) {
+	for _, p := range pairs {
+		s, _ := decode(t, p.schema)
+		v, _ := decode(t, p.value)
+		want := reference(s, v)
+		got := ours(s, v)
+		if got == notJudged && notJudgedExpected(p.schema) {
+			continue
+		}
+		if got != want {
+			t.Errorf("schema %s value %s: got %s, reference %s", p.schema, p.value, got, want)
+		}
+	}
+}
+
+// notJudgedExpected: the documented refusals (docs/jsonschema.md): a
+// format of drafts 4 to 7 this package does not check.
+func notJudgedExpected(schema string) bool {
+	return strings.Contains(schema, `"format":"email"`) || strings.Contains(schema, `"format":"date-time"`)
+}
+
+// FuzzMatchesSanthosh: for any schema and value this package judges, the
+// judgement is the reference library's (compiled or refused, valid or not).
+func FuzzMatchesSanthosh(f *testing.F) {
+	for _, p := range pairs {
+		f.Add(p.schema, p.value)
+	}
+	f.Fuzz(func(t *testing.T, schemaText, valueText string) {
+		s, ok := decode(nil, schemaText)
+		if !ok {
+			return
+		}
+		v, ok := decode(nil, valueText)
+		if !ok {
+			return
+		}
+		got := ours(s, v)
+		if got == notJudged {
+			return
+		}
+		if want := reference(s, v); got != want {
+			t.Fatalf("schema %s value %s: got %s, reference %s", schemaText, valueText, got, want)
+		}
+	})
+}
