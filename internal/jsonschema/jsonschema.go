@@ -34,7 +34,8 @@ package jsonschema
 
 import (
 	"errors"
-	"sort"
+	"maps"
+	"slices"
 )
 
 var (
@@ -77,11 +78,4 @@ func (b *budget) step() error {
 	return nil
 }
 
-func sortedKeys(m map[string]any) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
-}
+func sortedKeys(m map[string]any) []string { return slices.Sorted(maps.Keys(m)) }

@@ -1,8 +1,9 @@
 package jsonschema
 
 import (
+	"maps"
 	"math/big"
-	"sort"
+	"slices"
 	"unicode/utf8"
 )
 
@@ -299,7 +300,7 @@ func (vd *validator) object(n *node, obj map[string]any, chain *frame, depth int
 			return false, nil
 		}
 	}
-	for _, name := range sortedDeps(n.dependencies) {
+	for _, name := range slices.Sorted(maps.Keys(n.dependencies)) {
 		if _, ok := obj[name]; !ok {
 			continue
 		}
@@ -361,7 +362,7 @@ func (vd *validator) object(n *node, obj map[string]any, chain *frame, depth int
 	if n.draft == draft6 {
 		return true, nil
 	}
-	for _, name := range sortedNodes(n.dependentSchemas) {
+	for _, name := range slices.Sorted(maps.Keys(n.dependentSchemas)) {
 		if _, ok := obj[name]; !ok {
 			continue
 		}
@@ -513,24 +514,6 @@ func (vd *validator) unevaluated(n *node, v any, depth int, ev *evaluated) (bool
 		ev.allItems = true
 	}
 	return true, nil
-}
-
-func sortedDeps(m map[string]dependency) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
-}
-
-func sortedNodes(m map[string]*node) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
 }
 
 func formatValid(name, s string) bool {
