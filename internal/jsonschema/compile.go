@@ -782,12 +782,8 @@ func (c *compiler) draft4Keywords(n *node, obj map[string]any) error {
 	}
 	if d < draft2019 {
 		if f, ok := obj["format"].(string); ok {
-			checked, known := formatKnown(f)
-			if known && !checked {
-				return ErrUnsupported
-			}
-			if checked {
-				n.format = f
+			if _, known := formatKnown(f); known {
+				n.format = f // an unchecked one makes an outcome that hangs on it unknown
 			}
 		}
 	}

@@ -24,8 +24,9 @@
 //     floats.
 //   - "format" asserts in drafts 4, 6 and 7 and is an annotation in 2019-09
 //     and 2020-12, as in the reference; of the drafts-4-to-7 formats, regex,
-//     uri, iri, uri-reference and iri-reference are checked here and a
-//     schema using another known one is ErrUnsupported.
+//     uri, iri, uri-reference and iri-reference are checked here; another
+//     one the reference knows is unknown, and validation is three-valued:
+//     only an outcome that hangs on an unknown is ErrUnsupported.
 //   - "pattern" and "patternProperties" are Go regexp, as in the reference.
 //
 // Every pass is bounded (Limits): a schema or a value past a bound is

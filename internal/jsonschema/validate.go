@@ -1,6 +1,7 @@
 package jsonschema
 
 import (
+	"errors"
 	"maps"
 	"math/big"
 	"slices"
@@ -13,6 +14,9 @@ import (
 func (s *Schema) Validate(v any) (bool, error) {
 	vd := validator{budget: budget{left: s.limits.Steps}, limits: s.limits, top: s.root, rootNode: s.root}
 	ok, _, err := vd.validate(s.root, v, nil, 0)
+	if err == errUnknown {
+		return false, ErrUnsupported
+	}
 	if err != nil {
 		return false, err
 	}
@@ -36,6 +40,36 @@ type validator struct {
 type frame struct {
 	n      *node
 	parent *frame
+}
+
+// errUnknown: the outcome depends on a format this package does not
+// check (drafts 4 to 7 assert every format the reference library knows).
+// Validation is then three-valued: a conjunction with a definite false is
+// false and a disjunction with a definite true is true whatever the unknown
+// says; only an outcome that hangs on it is not judged.
+var errUnknown = errors.New("jsonschema: outcome depends on an unchecked format")
+
+// conj folds the conjuncts of one schema.
+type conj struct{ unknown bool }
+
+// fold adds one conjunct; stop says the conjunction is decided (a definite
+// false, or an error other than errUnknown, returned as err).
+func (c *conj) fold(ok bool, err error) (stop bool, rerr error) {
+	if err == errUnknown {
+		c.unknown = true
+		return false, nil
+	}
+	if err != nil {
+		return true, err
+	}
+	return !ok, nil
+}
+
+func (c *conj) result() (bool, error) {
+	if c.unknown {
+		return false, errUnknown
+	}
+	return true, nil
 }
 
 // evaluated: the members and items a successful evaluation evaluated
@@ -165,15 +199,24 @@ func (vd *validator) validate(n *node, v any, anc *frame, depth int) (bool, *eva
 			return false, nil, nil
 		}
 	}
+	var c conj
 	if n.format != "" {
-		if s, ok := v.(string); ok && !formatValid(n.format, s) {
-			return false, nil, nil
+		if s, ok := v.(string); ok {
+			valid, known := formatValid(n.format, s)
+			if !known {
+				c.unknown = true
+			} else if !valid {
+				return false, nil, nil
+			}
 		}
 	}
 	ev := &evaluated{}
 	if n.ref != nil {
-		ok, err := vd.inPlace(n.ref, v, chain, depth, ev)
-		if err != nil || !ok || n.draft < draft2019 {
+		if stop, err := c.fold(vd.inPlace(n.ref, v, chain, depth, ev)); stop {
+			return false, nil, err
+		}
+		if n.draft < draft2019 {
+			ok, err := c.result()
 			return ok, nil, err
 		}
 	}
@@ -191,7 +234,7 @@ func (vd *validator) validate(n *node, v any, anc *frame, depth int) (bool, *eva
 	default:
 		ok = true
 	}
-	if !ok || err != nil {
+	if stop, err := c.fold(ok, err); stop {
 		return false, nil, err
 	}
 	if n.draft >= draft2019 {
@@ -199,23 +242,26 @@ func (vd *validator) validate(n *node, v any, anc *frame, depth int) (bool, *eva
 			if r.recursiveAnchor && vd.rootRecursiveAnchor() {
 				r = vd.top
 			}
-			if ok, err := vd.inPlace(r, v, chain, depth, ev); !ok || err != nil {
+			if stop, err := c.fold(vd.inPlace(r, v, chain, depth, ev)); stop {
 				return false, nil, err
 			}
 		}
 		if n.dynamicRef != nil {
-			if ok, err := vd.inPlace(n.dynamicRef, v, chain, depth, ev); !ok || err != nil {
+			if stop, err := c.fold(vd.inPlace(n.dynamicRef, v, chain, depth, ev)); stop {
 				return false, nil, err
 			}
 		}
 	}
-	if ok, err := vd.applicators(n, v, chain, depth, ev); !ok || err != nil {
+	if stop, err := c.fold(vd.applicators(n, v, chain, depth, ev)); stop {
 		return false, nil, err
 	}
 	if n.draft >= draft2019 {
-		if ok, err := vd.unevaluated(n, v, depth, ev); !ok || err != nil {
+		if stop, err := c.fold(vd.unevaluated(n, v, depth, ev)); stop {
 			return false, nil, err
 		}
+	}
+	if c.unknown {
+		return false, nil, errUnknown
 	}
 	return true, ev, nil
 }
@@ -228,67 +274,84 @@ func (vd *validator) rootRecursiveAnchor() bool {
 }
 
 func (vd *validator) applicators(n *node, v any, chain *frame, depth int, ev *evaluated) (bool, error) {
+	var c conj
 	if n.not != nil {
 		ok, _, err := vd.validate(n.not, v, chain, depth)
-		if err != nil || ok {
+		if stop, err := c.fold(!ok, err); stop {
 			return false, err
 		}
 	}
 	for _, s := range n.allOf {
-		if ok, err := vd.inPlace(s, v, chain, depth, ev); !ok || err != nil {
+		if stop, err := c.fold(vd.inPlace(s, v, chain, depth, ev)); stop {
 			return false, err
 		}
 	}
 	if len(n.anyOf) > 0 {
-		any := false
+		matched, unknown := false, false
 		for _, s := range n.anyOf {
 			ok, err := vd.inPlace(s, v, chain, depth, ev)
-			if err != nil {
+			switch {
+			case err == errUnknown:
+				unknown = true
+			case err != nil:
 				return false, err
+			case ok:
+				matched = true
 			}
-			any = any || ok
 		}
-		if !any {
-			return false, nil
+		if !matched {
+			if !unknown {
+				return false, nil
+			}
+			c.unknown = true
 		}
 	}
 	if len(n.oneOf) > 0 {
-		matched := 0
+		matched, unknown := 0, 0
 		for _, s := range n.oneOf {
 			ok, err := vd.inPlace(s, v, chain, depth, ev)
-			if err != nil {
+			switch {
+			case err == errUnknown:
+				unknown++
+			case err != nil:
 				return false, err
-			}
-			if ok {
+			case ok:
 				matched++
 				if matched > 1 {
 					return false, nil
 				}
 			}
 		}
-		if matched != 1 {
+		if unknown > 0 {
+			c.unknown = true
+		} else if matched != 1 {
 			return false, nil
 		}
 	}
 	if n.ifS != nil {
 		ok, err := vd.inPlace(n.ifS, v, chain, depth, ev)
-		if err != nil {
+		switch {
+		case err == errUnknown:
+			c.unknown = true // which branch applies is not known
+		case err != nil:
 			return false, err
-		}
-		branch := n.elseS
-		if ok {
-			branch = n.thenS
-		}
-		if branch != nil {
-			if ok, err := vd.inPlace(branch, v, chain, depth, ev); !ok || err != nil {
-				return false, err
+		default:
+			branch := n.elseS
+			if ok {
+				branch = n.thenS
+			}
+			if branch != nil {
+				if stop, err := c.fold(vd.inPlace(branch, v, chain, depth, ev)); stop {
+					return false, err
+				}
 			}
 		}
 	}
-	return true, nil
+	return c.result()
 }
 
 func (vd *validator) object(n *node, obj map[string]any, chain *frame, depth int, ev *evaluated) (bool, error) {
+	var c conj
 	if n.minProperties != nil && int64(len(obj)) < *n.minProperties {
 		return false, nil
 	}
@@ -313,7 +376,7 @@ func (vd *validator) object(n *node, obj map[string]any, chain *frame, depth int
 			}
 			continue
 		}
-		if ok, err := vd.inPlace(dep.schema, obj, chain, depth, ev); !ok || err != nil {
+		if stop, err := c.fold(vd.inPlace(dep.schema, obj, chain, depth, ev)); stop {
 			return false, err
 		}
 	}
@@ -323,21 +386,21 @@ func (vd *validator) object(n *node, obj map[string]any, chain *frame, depth int
 		matched := false
 		if s, ok := n.properties[k]; ok {
 			matched = true
-			if ok, err := vd.child(s, x, depth); !ok || err != nil {
+			if stop, err := c.fold(vd.child(s, x, depth)); stop {
 				return false, err
 			}
 		}
 		for _, pp := range n.patternProperties {
 			if pp.re.MatchString(k) {
 				matched = true
-				if ok, err := vd.child(pp.n, x, depth); !ok || err != nil {
+				if stop, err := c.fold(vd.child(pp.n, x, depth)); stop {
 					return false, err
 				}
 			}
 		}
 		if !matched && n.additionalProps != nil {
 			matched = true
-			if ok, err := vd.child(n.additionalProps, x, depth); !ok || err != nil {
+			if stop, err := c.fold(vd.child(n.additionalProps, x, depth)); stop {
 				return false, err
 			}
 		}
@@ -346,7 +409,7 @@ func (vd *validator) object(n *node, obj map[string]any, chain *frame, depth int
 		}
 	}
 	if n.draft == draft4 {
-		return true, nil
+		return c.result()
 	}
 	if n.propertyNames != nil {
 		for _, k := range sortedKeys(obj) {
@@ -354,19 +417,19 @@ func (vd *validator) object(n *node, obj map[string]any, chain *frame, depth int
 			sub := validator{budget: vd.budget, limits: vd.limits, top: n.propertyNames, rootNode: vd.rootNode}
 			ok, _, err := sub.validate(n.propertyNames, k, nil, depth+1)
 			vd.budget = sub.budget
-			if !ok || err != nil {
+			if stop, err := c.fold(ok, err); stop {
 				return false, err
 			}
 		}
 	}
 	if n.draft == draft6 {
-		return true, nil
+		return c.result()
 	}
 	for _, name := range slices.Sorted(maps.Keys(n.dependentSchemas)) {
 		if _, ok := obj[name]; !ok {
 			continue
 		}
-		if ok, err := vd.inPlace(n.dependentSchemas[name], obj, chain, depth, ev); !ok || err != nil {
+		if stop, err := c.fold(vd.inPlace(n.dependentSchemas[name], obj, chain, depth, ev)); stop {
 			return false, err
 		}
 	}
@@ -380,10 +443,11 @@ func (vd *validator) object(n *node, obj map[string]any, chain *frame, depth int
 			}
 		}
 	}
-	return true, nil
+	return c.result()
 }
 
 func (vd *validator) array(n *node, arr []any, depth int, ev *evaluated) (bool, error) {
+	var c conj
 	if n.minItems != nil && int64(len(arr)) < *n.minItems {
 		return false, nil
 	}
@@ -408,7 +472,7 @@ func (vd *validator) array(n *node, arr []any, depth int, ev *evaluated) (bool, 
 	}
 	done := min(len(prefix), len(arr))
 	for i := 0; i < done; i++ {
-		if ok, err := vd.child(prefix[i], arr[i], depth); !ok || err != nil {
+		if stop, err := c.fold(vd.child(prefix[i], arr[i], depth)); stop {
 			return false, err
 		}
 	}
@@ -422,37 +486,39 @@ func (vd *validator) array(n *node, arr []any, depth int, ev *evaluated) (bool, 
 	}
 	if rest != nil {
 		for i := done; i < len(arr); i++ {
-			if ok, err := vd.child(rest, arr[i], depth); !ok || err != nil {
+			if stop, err := c.fold(vd.child(rest, arr[i], depth)); stop {
 				return false, err
 			}
 		}
 	}
 	if n.contains != nil {
-		matched := int64(0)
+		matched, unknown := int64(0), int64(0)
 		for i, x := range arr {
 			ok, err := vd.child(n.contains, x, depth)
-			if err != nil {
+			switch {
+			case err == errUnknown:
+				unknown++
+			case err != nil:
 				return false, err
-			}
-			if ok {
+			case ok:
 				matched++
 				if n.draft >= draft2020 {
 					ev.item(i)
 				}
 			}
 		}
+		least := int64(1)
 		if n.minContains != nil {
-			if matched < *n.minContains {
-				return false, nil
-			}
-		} else if matched == 0 {
+			least = *n.minContains
+		}
+		if matched+unknown < least || n.maxContains != nil && matched > *n.maxContains {
 			return false, nil
 		}
-		if n.maxContains != nil && matched > *n.maxContains {
-			return false, nil
+		if matched < least || n.maxContains != nil && matched+unknown > *n.maxContains {
+			c.unknown = true
 		}
 	}
-	return true, nil
+	return c.result()
 }
 
 func (vd *validator) str(n *node, s string) bool {
@@ -491,12 +557,13 @@ func (vd *validator) number(n *node, v any) (bool, error) {
 }
 
 func (vd *validator) unevaluated(n *node, v any, depth int, ev *evaluated) (bool, error) {
+	var c conj
 	if obj, ok := v.(map[string]any); ok && n.unevaluatedProps != nil {
 		for _, k := range sortedKeys(obj) {
 			if ev.hasProp(k) {
 				continue
 			}
-			if ok, err := vd.child(n.unevaluatedProps, obj[k], depth); !ok || err != nil {
+			if stop, err := c.fold(vd.child(n.unevaluatedProps, obj[k], depth)); stop {
 				return false, err
 			}
 		}
@@ -507,23 +574,25 @@ func (vd *validator) unevaluated(n *node, v any, depth int, ev *evaluated) (bool
 			if ev.hasItem(i) {
 				continue
 			}
-			if ok, err := vd.child(n.unevaluatedItem, x, depth); !ok || err != nil {
+			if stop, err := c.fold(vd.child(n.unevaluatedItem, x, depth)); stop {
 				return false, err
 			}
 		}
 		ev.allItems = true
 	}
-	return true, nil
+	return c.result()
 }
 
-func formatValid(name, s string) bool {
+// formatValid checks the formats this package knows; known is false for
+// one the reference library asserts that it does not check.
+func formatValid(name, s string) (valid, known bool) {
 	switch name {
 	case "regex":
-		return isRegex(s)
+		return isRegex(s), true
 	case "uri", "iri":
-		return isURI(s)
+		return isURI(s), true
 	case "uri-reference", "iri-reference":
-		return isURIReference(s)
+		return isURIReference(s), true
 	}
-	return true
+	return false, false
 }

@@ -490,8 +490,9 @@ func TestBazaarPropertyNamedRef(t *testing.T) {
 	}
 }
 
-// TestBazaarNotJudged: a schema the validator does not judge (a draft-7
-// format it does not check; a document past its bounds) draws no bazaar
+// TestBazaarNotJudged: an info the validator does not judge (its outcome
+// hangs on a draft-7 format it does not check; a document past its bounds)
+// draws no bazaar
 // finding, while the same info against a schema it judges still does; an
 // absent info is a finding whatever the schema.
 func TestBazaarNotJudged(t *testing.T) {
@@ -507,6 +508,7 @@ func TestBazaarNotJudged(t *testing.T) {
 		want   string
 	}{
 		{"draft-07 format email, not checked", map[string]any{"$schema": "http://json-schema.org/draft-07/schema#", "format": "email"}, "nope", false, ""},
+		{"draft-07 format email, the outcome does not hang on it", map[string]any{"$schema": "http://json-schema.org/draft-07/schema#", "format": "email", "type": "integer"}, "nope", false, "bazaar_info_invalid@header:extensions.bazaar.info"},
 		{"draft-07 format uri, checked", map[string]any{"$schema": "http://json-schema.org/draft-07/schema#", "format": "uri"}, "nope", false, "bazaar_info_invalid@header:extensions.bazaar.info"},
 		{"2020-12 format email, an annotation", map[string]any{"format": "email", "type": "integer"}, "nope", false, "bazaar_info_invalid@header:extensions.bazaar.info"},
 		{"past the schema size bound", map[string]any{"type": "integer", "properties": big}, "nope", false, ""},
