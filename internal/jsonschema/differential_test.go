@@ -9,7 +9,9 @@ type pair struct{ schema, value string }
 
 func TestMatchesReference(t *testing.T) {
 	judged := map[bool]int{}
-	defer func() { t.Logf("%d pairs judged alike, %d not judged (a format this package does not check decides them)", judged[true], judged[false]) }()
+	defer func() {
+		t.Logf("%d pairs judged alike, %d not judged (a format this package does not check decides them)", judged[true], judged[false])
+	}()
 	for _, p := range pairs {
 		s, _ := decode(t, p.schema)
 		v, _ := decode(t, p.value)
