@@ -10,7 +10,7 @@ type pair struct{ schema, value string }
 func TestMatchesReference(t *testing.T) {
 	judged := map[bool]int{}
 	defer func() {
-		t.Logf("%d pairs judged alike, %d not judged (a format this package does not check decides them)", judged[true], judged[false])
+		t.Logf("%d pairs judged alike, %d not judged (documented refusals)", judged[true], judged[false])
 	}()
 	for _, p := range pairs {
 		s, _ := decode(t, p.schema)
@@ -28,9 +28,13 @@ func TestMatchesReference(t *testing.T) {
 	}
 }
 
-// notJudgedExpected: the documented refusals (docs/jsonschema.md): a
-// format of drafts 4 to 7 this package does not check.
+// notJudgedExpected: the documented refusals (docs/lint.md, rule 16): an
+// outcome that hangs on a format of drafts 4 to 7 this package does not
+// check; a "$schema" naming a json-schema.org vocabulary meta-schema.
 func notJudgedExpected(schema string) bool {
+	if strings.Contains(schema, `"$schema":"https://json-schema.org/draft/2020-12/meta/`) {
+		return true
+	}
 	for _, f := range []string{"email", "date-time", "date", "time", "ipv4", "hostname", "uuid", "json-pointer"} {
 		if strings.Contains(schema, `"format":"`+f+`"`) {
 			return true
