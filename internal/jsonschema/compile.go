@@ -116,6 +116,13 @@ func CompileWithLimits(doc any, limits Limits) (*Schema, error) {
 	if err != nil {
 		return nil, err
 	}
+	// In 2020-12 the root's dynamic anchors are part of its dynamic scope,
+	// so the schema at each is compiled (and must compile) wherever it is.
+	for _, ptr := range c.dynamic {
+		if _, err := c.compile(ptr); err != nil {
+			return nil, err
+		}
+	}
 	return &Schema{root: root, limits: limits}, nil
 }
 
@@ -218,6 +225,7 @@ type compiler struct {
 	limits    Limits
 	processed map[string]bool   // pointers of the subschema positions walked
 	anchors   map[string]string // anchor name → pointer
+	dynamic   []string          // pointers of the $dynamicAnchor schemas, in walk order
 	nodes     map[string]*node
 	compiled  int
 	budget    budget
@@ -322,6 +330,7 @@ func (c *compiler) collectAnchors(obj map[string]any, ptr string) error {
 			if err := add(s); err != nil {
 				return err
 			}
+			c.dynamic = append(c.dynamic, ptr)
 		}
 	}
 	return nil
