@@ -15,7 +15,7 @@ type gen struct{ r *rand.Rand }
 func (g gen) pick(xs ...string) string { return xs[g.r.IntN(len(xs))] }
 
 func (g gen) number() json.Number {
-	return json.Number(g.pick("0", "1", "-1", "2", "0.5", "0.01", "0.07", "1.0", "1e2", "3", "-0.5", "10", "9007199254740993", "0.1"))
+	return json.Number(g.pick("0", "1", "-1", "2", "0.5", "0.01", "0.07", "1.0", "1e2", "3", "-0.5", "10", "9007199254740993", "0.1", "1E+2", "-0", "1e-2", "100e-2", "0.30000000000000004"))
 }
 
 func (g gen) value(depth int) any {
