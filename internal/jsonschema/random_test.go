@@ -160,6 +160,10 @@ func TestRandomSchemasMatchReference(t *testing.T) {
 		v := g.value(0)
 		got := ours(s, v)
 		if got == notJudged {
+			if os.Getenv("JSONSCHEMA_SHOW") != "" {
+				sb, _ := json.Marshal(s)
+				t.Logf("not judged: %s", sb)
+			}
 			continue
 		}
 		judged++
