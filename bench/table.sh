@@ -32,19 +32,23 @@ instr() { # instructions executed, from callgrind (repeatable)
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
 
-startup_cpu="n/a" lint_cpu="n/a" startup_instr="n/a" lint_instr="n/a"
+startup_cpu="n/a" lint_cpu="n/a" startup_instr="n/a" lint_instr="n/a" pre_cpu="n/a" pre_instr="n/a"
 if command -v perf >/dev/null 2>&1 && h=$(cpu "$tmp/hello.bin") && [ -n "$h" ]; then
 	v=$(cpu "$tmp/payability" version)
 	l=$(cpu "$tmp/payability" lint --help)
+	p=$(cpu "$tmp/payability" preflight --help)
 	startup_cpu="$(ratio "$v" "$h") × ($v ms vs $h ms)"
 	lint_cpu="$(ratio "$l" "$h") × ($l ms vs $h ms)"
+	pre_cpu="$(ratio "$p" "$h") × ($p ms vs $h ms)"
 fi
 if command -v valgrind >/dev/null 2>&1; then
 	h=$(instr "$tmp/hello.bin")
 	v=$(instr "$tmp/payability" version)
 	l=$(instr "$tmp/payability" lint --help)
+	p=$(instr "$tmp/payability" preflight --help)
 	startup_instr="$(ratio "$v" "$h") × ($v vs $h)"
 	lint_instr="$(ratio "$l" "$h") × ($l vs $h)"
+	pre_instr="$(ratio "$p" "$h") × ($p vs $h)"
 fi
 
 # Network phases, each scenario in its own process (peak RSS is its own).
@@ -72,6 +76,7 @@ cat <<EOF
 | start-up, \`payability version\`, CPU (perf task-clock, mean of 30) | $startup_cpu | hello world |
 | start-up, \`payability version\`, instructions (callgrind) | $startup_instr | hello world |
 | start-up, \`payability lint --help\`, CPU / instructions | $lint_cpu / $lint_instr | hello world |
+| start-up, \`payability preflight --help\`, CPU / instructions | $pre_cpu / $pre_instr | hello world |
 | same host, \`scan --op check\` / raw keep-alive GETs, req/s (median of $ROUNDS rounds, $N URLs) | $same | raw keep-alive client |
 | same host, the same by CPU per URL (raw µs / check µs, scanner + target) | $same_cpu | raw keep-alive client |
 | many hosts, \`scan --op check\` / raw GETs without keep-alive, req/s | $nokeep | raw client, no keep-alive |

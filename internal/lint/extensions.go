@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/exchangerebel/payability/internal/jsonschema"
 )
 
 // Extension keys graded by x402-lint/v1.
@@ -53,10 +53,15 @@ func (g *grader) extensions(v view) {
 	}
 }
 
-// bazaar validates info against schema (JSON Schema 2020-12) with only
-// same-document references: every $ref, $dynamicRef and $id must start with
-// "#", and the compiler's loader refuses every URL, so nothing remote is
-// ever loaded (bazaar.md, Schema Validation).
+// bazaar validates info against schema (JSON Schema, 2020-12 unless its
+// $schema names draft 4, 6, 7 or 2019-09) with only same-document
+// references: every $ref, $dynamicRef, $recursiveRef and $id must start
+// with "#", and nothing remote is ever loaded (bazaar.md, Schema
+// Validation). The validator is internal/jsonschema, held to the outcomes
+// of santhosh-tekuri/jsonschema/v6 (which lint used before) by a
+// differential test and a fuzz target. A schema or info it does not judge
+// (a construct it does not reproduce, or past its bounds) draws no bazaar
+// finding: lint never claims a defect it has not shown (docs/lint.md).
 func (g *grader) bazaar(leg Leg, ext map[string]any) {
 	const p = "extensions.bazaar."
 	schema, ok := ext["schema"].(map[string]any)
@@ -64,21 +69,20 @@ func (g *grader) bazaar(leg Leg, ext map[string]any) {
 		g.add(ruleBazaarSchemaInvalid, leg, nil, p+"schema")
 		return
 	}
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	c.UseLoader(refuseLoader{})
-	const loc = "urn:x402-lint:bazaar-schema"
-	if err := c.AddResource(loc, schema); err != nil {
-		g.add(ruleBazaarSchemaInvalid, leg, nil, p+"schema")
-		return
-	}
-	sch, err := c.Compile(loc)
-	if err != nil {
+	sch, err := jsonschema.Compile(schema)
+	if errors.Is(err, jsonschema.ErrInvalidSchema) {
 		g.add(ruleBazaarSchemaInvalid, leg, nil, p+"schema")
 		return
 	}
 	info, present := ext["info"]
-	if !present || sch.Validate(info) != nil {
+	if !present {
+		g.add(ruleBazaarInfoInvalid, leg, nil, p+"info")
+		return
+	}
+	if err != nil {
+		return // not judged
+	}
+	if valid, err := sch.Validate(info); err == nil && !valid {
 		g.add(ruleBazaarInfoInvalid, leg, nil, p+"info")
 	}
 }
@@ -117,12 +121,6 @@ func localRefsOnly(v any, depth int) bool {
 	}
 	return true
 }
-
-var errRefused = errors.New("lint: remote schema references are never loaded")
-
-type refuseLoader struct{}
-
-func (refuseLoader) Load(string) (any, error) { return nil, errRefused }
 
 var siwxNonce = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-fA-F]{32}$`) }) // compiled on first use, not at start-up
 

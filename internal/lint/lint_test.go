@@ -3,6 +3,7 @@ package lint
 import (
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"os"
 	"regexp"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/exchangerebel/payability/internal/capture"
+	"github.com/exchangerebel/payability/internal/jsonschema"
 )
 
 // The corpus (internal/corpus, lint-corpus.v1.json, written by the
@@ -481,6 +483,44 @@ func TestBazaarPropertyNamedRef(t *testing.T) {
 	} {
 		doc := v2(entryEVM())
 		doc["extensions"] = map[string]any{"bazaar": map[string]any{"info": r.info, "schema": r.schema}}
+		got := strings.Join(rules(Lint(Input{URL: called, Method: "GET", Capture: resp(t, doc, nil), Now: now})), " ")
+		if got != r.want {
+			t.Errorf("%s: got %q, want %q", r.name, got, r.want)
+		}
+	}
+}
+
+// TestBazaarNotJudged: an info the validator does not judge (its outcome
+// hangs on a draft-7 format it does not check; a document past its bounds)
+// draws no bazaar
+// finding, while the same info against a schema it judges still does; an
+// absent info is a finding whatever the schema.
+func TestBazaarNotJudged(t *testing.T) {
+	big := map[string]any{}
+	for i := range jsonschema.DefaultLimits.SchemaNodes {
+		big[fmt.Sprintf("p%d", i)] = map[string]any{}
+	}
+	for _, r := range []struct {
+		name   string
+		schema map[string]any
+		info   any
+		absent bool
+		want   string
+	}{
+		{"draft-07 format email, not checked", map[string]any{"$schema": "http://json-schema.org/draft-07/schema#", "format": "email"}, "nope", false, ""},
+		{"draft-07 format email, the outcome does not hang on it", map[string]any{"$schema": "http://json-schema.org/draft-07/schema#", "format": "email", "type": "integer"}, "nope", false, "bazaar_info_invalid@header:extensions.bazaar.info"},
+		{"draft-07 format uri, checked", map[string]any{"$schema": "http://json-schema.org/draft-07/schema#", "format": "uri"}, "nope", false, "bazaar_info_invalid@header:extensions.bazaar.info"},
+		{"2020-12 format email, an annotation", map[string]any{"format": "email", "type": "integer"}, "nope", false, "bazaar_info_invalid@header:extensions.bazaar.info"},
+		{"past the schema size bound", map[string]any{"type": "integer", "properties": big}, "nope", false, ""},
+		{"past the bound, info absent", map[string]any{"type": "integer", "properties": big}, nil, true, "bazaar_info_invalid@header:extensions.bazaar.info"},
+		{"number past the exponent bound", map[string]any{"maximum": json.Number("1e10001")}, json.Number("1"), false, ""},
+	} {
+		doc := v2(entryEVM())
+		bz := map[string]any{"schema": r.schema}
+		if !r.absent {
+			bz["info"] = r.info
+		}
+		doc["extensions"] = map[string]any{"bazaar": bz}
 		got := strings.Join(rules(Lint(Input{URL: called, Method: "GET", Capture: resp(t, doc, nil), Now: now})), " ")
 		if got != r.want {
 			t.Errorf("%s: got %q, want %q", r.name, got, r.want)
