@@ -222,7 +222,7 @@ type SettlementResult struct {
 func (r SettlementResult) Validate() error {
 	switch r.State {
 	case SettlementSettled:
-		if !IsBase58(r.Tx) || len(r.Tx) > 128 || r.Payer == "" || len(r.Payer) > 64 || (!r.Confirmed && r.FeeLamports != 0) {
+		if !IsTxID(r.Tx) || r.Payer == "" || len(r.Payer) > 64 || (!r.Confirmed && r.FeeLamports != 0) {
 			return ErrInvalidSettlement
 		}
 	case SettlementAttempted, SettlementFailed:
@@ -633,4 +633,27 @@ func IsDate(s string) bool {
 // database answers and its schema is the running build's.
 type Readier interface {
 	Ready(ctx context.Context) error
+}
+
+// IsEVMTxHash reports whether s has the form of an EVM transaction hash:
+// 0x and 64 lowercase or uppercase hex digits. Like base58, such text can
+// carry no URL, memo or challenge value of ours.
+func IsEVMTxHash(s string) bool {
+	if len(s) != 66 || s[0] != '0' || s[1] != 'x' {
+		return false
+	}
+	for i := 2; i < len(s); i++ {
+		c := s[i]
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') && (c < 'A' || c > 'F') {
+			return false
+		}
+	}
+	return true
+}
+
+// IsTxID reports whether s is a payment transaction id of a rail we take:
+// a base58 Solana signature (at most 128 characters) or an EVM
+// transaction hash.
+func IsTxID(s string) bool {
+	return (IsBase58(s) && len(s) <= 128) || IsEVMTxHash(s)
 }
