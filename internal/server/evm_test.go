@@ -296,3 +296,16 @@ func TestEVMReceiptDecidesTheRelease(t *testing.T) {
 		})
 	}
 }
+
+// The page says what the ops are paid in: Base appears only when offered.
+func TestPageNamesBaseWhenOffered(t *testing.T) {
+	h := newHarness(t, ServeAll)
+	withFacilitator(t, h)
+	if body := string(h.do(http.MethodGet, "/", "", nil).body); !strings.Contains(body, "over x402 (USDC on Solana);") {
+		t.Errorf("the page without the EVM entry does not say USDC on Solana")
+	}
+	withEVM(t, h, gate.BaseSepolia)
+	if body := string(h.do(http.MethodGet, "/", "", nil).body); !strings.Contains(body, "USDC on Solana, or on Base Sepolia (eip155:84532) through the facilitator") {
+		t.Errorf("the page does not name Base Sepolia")
+	}
+}
