@@ -240,7 +240,7 @@ func (r *Rail) settle(ctx context.Context, p presented, offer gate.Offer, resour
 		// not a settlement we can record: fail closed.
 		finish(failed)
 		return gate.Payment{}, gate.CodeSettleFailed
-	case s.Network != "" && s.Network != p.network && s.Network != networkOf(presented{version: 1, evm: p.evm}, r.Terms):
+	case s.Network != "" && !r.namesNetworkOf(p, s.Network):
 		finish(failed)
 		return gate.Payment{}, gate.CodeSettleFailed
 	}
@@ -379,6 +379,15 @@ func (r *Rail) lookupEVM(ctx context.Context, hash string, price uint64) (seen b
 		return true, cmp.Or(evmCodes[reason], gate.CodeTxMalformed)
 	}
 	return true, ""
+}
+
+// namesNetworkOf reports whether network (a settle answer's, in either
+// version's naming) is the network p pays on.
+func (r *Rail) namesNetworkOf(p presented, network string) bool {
+	if p.evm {
+		return network == r.Terms.EVM.Network.CAIP2 || network == r.Terms.EVM.Network.Name
+	}
+	return network == r.Terms.Network.CAIP2 || network == r.Terms.Network.Name
 }
 
 // onChain reports whether a node is at hand to confirm p's settlement.
