@@ -32,8 +32,17 @@ const authorizationTypes = {
 const topic = (address) => "0x" + address.toLowerCase().replace(/^0x/, "").padStart(64, "0");
 
 // checkEvm verifies an EIP-3009 payment against the requirements; it
-// returns {payer, authorization} or {reason}.
+// returns {payer, authorization} or {reason}. A payload of the wrong shape
+// (a number that is no number, a missing field) is a reason, never a throw.
 export async function checkEvm(version, payload, req) {
+  try {
+    return await checkEvmPayload(version, payload, req);
+  } catch {
+    return { reason: "invalid_exact_evm_payload" };
+  }
+}
+
+async function checkEvmPayload(version, payload, req) {
   if (!payload || payload.x402Version !== version) return { reason: "invalid_x402_version" };
   const network = version === 2 ? payload.accepted?.network : payload.network;
   if (req.scheme !== "exact" || (version === 2 ? payload.accepted?.scheme : payload.scheme) !== "exact") return { reason: "unsupported_scheme" };
