@@ -6,7 +6,7 @@ import "strings"
 // there, paid with the x402 exact scheme through a facilitator
 // (specs/schemes/exact/scheme_exact_evm.md, EIP-3009).
 type EVMNetwork struct {
-	Name  string // the x402 v1 network name (specs/transports-v1: base, base-sepolia)
+	Name  string // the x402 v1 network name v1 clients take (lint.NetworkCAIP2's table: base, base-sepolia)
 	CAIP2 string // the x402 v2 network id (CAIP-2, eip155:<chain id>)
 	// USDC is Circle's USDC contract on that chain, EIP-55 checksummed, as
 	// Circle publishes it ("USDC Contract Addresses",
