@@ -63,7 +63,7 @@ var ledgerNotes = map[string]string{
 (docs/ledger.md); never rewrites a filled entry.
 exit status: 0 done; 1 the store or the rate source failed; 2 bad usage.`,
 	"refund": `Records a refund against one ledger entry (append-only; the entry is never edited).
-exit status: 0 recorded; 2 bad usage, no such entry, already refunded, or a malformed signature;
+exit status: 0 recorded; 2 bad usage, no such entry, already refunded, or a malformed refund tx (a Solana signature, or an EVM transaction hash on Base);
 1 the store failed.`,
 	"export": `Prints every ledger entry of the UTC days FROM..TO (both included) with its CAD block, or
 with --summary the sums per day and op.

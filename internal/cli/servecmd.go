@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"errors"
@@ -21,12 +22,14 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/exchangerebel/payability/internal/buildinfo"
+	"github.com/exchangerebel/payability/internal/chain"
 	"github.com/exchangerebel/payability/internal/corpus"
 	"github.com/exchangerebel/payability/internal/criteria"
 	"github.com/exchangerebel/payability/internal/facilitator"
 	"github.com/exchangerebel/payability/internal/gate"
 	"github.com/exchangerebel/payability/internal/health"
 	"github.com/exchangerebel/payability/internal/ledger"
+	"github.com/exchangerebel/payability/internal/lint"
 	"github.com/exchangerebel/payability/internal/ops"
 	"github.com/exchangerebel/payability/internal/report"
 	"github.com/exchangerebel/payability/internal/server"
@@ -46,6 +49,7 @@ type serveFlags struct {
 	addr, storeDSN, dataDir, signingKey, publicURL, service string
 	payTo, tokenAccount, solanaRPC, network, commitment     string
 	facilitator                                             string
+	evmPayTo, evmNetwork, evmRPC                            string
 	ratesURL                                                string
 	monitor                                                 string
 	allowPrivate                                            bool
@@ -72,6 +76,9 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.network, "network", "solana", "the Solana `NETWORK`: solana or solana-devnet")
 	fs.StringVar(&f.commitment, "commitment", "confirmed", "the commitment `LEVEL` of getTransaction: confirmed or finalized")
 	fs.StringVar(&f.facilitator, "facilitator", "", "the x402 facilitator `URL` of the facilitator rail")
+	fs.StringVar(&f.evmPayTo, "evm-pay-to", "", "also take USDC on Base through the facilitator: the EVM `ADDRESS` it is paid to (needs --facilitator)")
+	fs.StringVar(&f.evmNetwork, "evm-network", gate.Base.CAIP2, "the Base `NETWORK` of --evm-pay-to: eip155:8453 (Base) or eip155:84532 (Base Sepolia)")
+	fs.StringVar(&f.evmRPC, "evm-rpc", "", "an EVM JSON-RPC `URL` on --evm-network: each settled EVM payment's receipt must show the USDC transfer before the report is released")
 	fs.BoolVar(&f.allowPrivate, "allow-private-targets", false, "allow targets on loopback and private addresses (private deployments, tests)")
 	fs.Var(&f.house, "house-wallet", "one of the operator's own `WALLET`s (repeatable): its payments are house proofs, never sales")
 	fs.IntVar(&f.maxTimeout, "max-timeout-seconds", 120, "the maxTimeoutSeconds advertised in challenges, `N` seconds")
@@ -245,6 +252,9 @@ func describeServe(f serveFlags) string {
 	if f.facilitator != "" {
 		rails = append(rails, "facilitator")
 	}
+	if f.evmPayTo != "" {
+		rails = append(rails, "facilitator on "+f.evmNetwork)
+	}
 	store, _ := storeBackend(f.storeDSN, f.dataDir)
 	backfill := "CAD backfill off (no rates source is contacted)"
 	switch {
@@ -307,7 +317,7 @@ func buildServer(ctx context.Context, e Env, f serveFlags) (*server.Server, func
 	if !ok {
 		return nil, nil, badFlag{"--network must be solana or solana-devnet"}
 	}
-	for flagName, u := range map[string]string{"--solana-rpc": f.solanaRPC, "--facilitator": f.facilitator} {
+	for flagName, u := range map[string]string{"--solana-rpc": f.solanaRPC, "--facilitator": f.facilitator, "--evm-rpc": f.evmRPC} {
 		if plainHTTPOffLoopback(u) {
 			fmt.Fprintf(e.Stderr, "payability serve: warning: %s is plain http to a host that is not loopback; "+
 				"anyone on the path could forge a payment confirmation: use https\n", flagName)
@@ -319,6 +329,11 @@ func buildServer(ctx context.Context, e Env, f serveFlags) (*server.Server, func
 		}
 	}
 	terms := gate.Terms{Network: network, PayTo: f.payTo, TokenAccount: f.tokenAccount, MaxTimeoutSeconds: f.maxTimeout}
+	evm, err := evmTerms(f)
+	if err != nil {
+		return nil, nil, err
+	}
+	terms.EVM = evm
 	direct, err := directRail(ctx, f, network)
 	if err != nil {
 		return nil, nil, err
@@ -383,6 +398,10 @@ func buildServer(ctx context.Context, e Env, f serveFlags) (*server.Server, func
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	house := map[string]bool{}
 	for _, w := range f.house {
+		if gate.ValidEVMAddress(w) {
+			// The rail records EVM payers in their EIP-55 form.
+			w = lint.EIP55(w)
+		}
 		house[w] = true
 	}
 	logger := slog.New(slog.NewTextHandler(e.Stderr, nil))
@@ -479,6 +498,21 @@ func facilitatorRail(ctx context.Context, f serveFlags, terms *gate.Terms) (*fac
 	}
 	terms.FeePayer = sup.FeePayer
 	rail := &facilitator.Rail{Client: client, Terms: *terms, Versions: sup.Versions}
+	if terms.EVM != nil {
+		if rail.EVMVersions, err = facilitator.DiscoverEVM(dctx, client, terms.EVM.Network); err != nil {
+			return nil, fmt.Errorf("--facilitator: GET /supported: %v on %s; the EVM entry (--evm-pay-to) would not work", err, terms.EVM.Network.CAIP2)
+		}
+		if f.evmRPC != "" {
+			// The operator's own node, like --solana-rpc: not a target, so
+			// not under the target address guard; every call is bounded
+			// by chain's timeout and answer cap.
+			c, err := chain.New(chain.Options{EVMRPC: f.evmRPC, AllowPrivate: true, UserAgent: buildinfo.UserAgent})
+			if err != nil {
+				return nil, fmt.Errorf("--evm-rpc: %v", err)
+			}
+			rail.EVMChain = c
+		}
+	}
 	if f.solanaRPC != "" {
 		chain, err := solana.New(f.solanaRPC, nil, f.commitment)
 		if err != nil {
@@ -487,6 +521,33 @@ func facilitatorRail(ctx context.Context, f serveFlags, terms *gate.Terms) (*fac
 		rail.Chain = chain
 	}
 	return rail, nil
+}
+
+// evmTerms reads --evm-pay-to, --evm-network and --evm-rpc: nil when no
+// EVM entry is offered. The entry is settled through the facilitator, so it
+// needs --facilitator; the payee is kept in its EIP-55 form.
+func evmTerms(f serveFlags) (*gate.EVMTerms, error) {
+	n, ok := gate.EVMNetworkByID(cmp.Or(f.evmNetwork, gate.Base.CAIP2))
+	switch {
+	case !ok:
+		return nil, badFlag{"--evm-network must be eip155:8453 (Base) or eip155:84532 (Base Sepolia)"}
+	case f.evmPayTo == "" && f.evmRPC != "":
+		return nil, badFlag{"--evm-rpc needs --evm-pay-to"}
+	case f.evmPayTo == "":
+		return nil, nil
+	case f.facilitator == "":
+		return nil, badFlag{"--evm-pay-to needs --facilitator: USDC on Base is taken through the facilitator rail only"}
+	case !lint.EIP55Valid(f.evmPayTo):
+		return nil, badFlag{"--evm-pay-to is not an EVM address (0x and 40 hex digits, EIP-55 checksum when mixed-case)"}
+	case strings.EqualFold(f.evmPayTo, "0x0000000000000000000000000000000000000000"):
+		return nil, badFlag{"--evm-pay-to is the zero address: USDC sent there is lost"}
+	}
+	if f.evmRPC != "" {
+		if u, err := url.Parse(f.evmRPC); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return nil, badFlag{"--evm-rpc must be an absolute http or https URL"}
+		}
+	}
+	return &gate.EVMTerms{Network: n, PayTo: lint.EIP55(f.evmPayTo)}, nil
 }
 
 // plainHTTPOffLoopback reports whether raw is an http:// URL whose host is

@@ -39,6 +39,7 @@ type Row struct {
 	RefundTx          string `json:"refund_tx"`
 	RefundedAt        string `json:"refunded_at"`
 	PaymentTx         string `json:"payment_tx"`
+	PaymentNetwork    string `json:"payment_network"` // CAIP-2; empty for entries before it was recorded
 	SolanaFeeLamports string `json:"solana_fee_lamports"`
 	CriteriaVersion   string `json:"criteria_version"`
 	VerdictLine       string `json:"verdict_line"`
@@ -133,6 +134,7 @@ func Rows(es []store.Entry, refunds []store.Refund) ([]Row, error) {
 			CADBasis:          e.CAD.Basis,
 			Refund:            e.CAD.Refund,
 			PaymentTx:         e.PaymentTx,
+			PaymentNetwork:    e.PaymentNetwork,
 			SolanaFeeLamports: strconv.FormatUint(e.SolanaFeeLamports, 10),
 			CriteriaVersion:   e.CriteriaVersion,
 			VerdictLine:       e.VerdictLine,

@@ -18,6 +18,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/exchangerebel/payability/internal/buildinfo"
+	"github.com/exchangerebel/payability/internal/chain"
+	"github.com/exchangerebel/payability/internal/chain/evmtest"
 	"github.com/exchangerebel/payability/internal/facilitator"
 	"github.com/exchangerebel/payability/internal/facilitator/facilitatortest"
 	"github.com/exchangerebel/payability/internal/gate"
@@ -155,6 +157,10 @@ type nodeOptions struct {
 	// ChainChecks gives the facilitator rail the cluster's RPC node, as
 	// serve --facilitator --solana-rpc does.
 	ChainChecks bool
+	// EVMNode, when set, also offers the EVM entry on Base through the
+	// facilitator, with this node's receipts checked (--evm-pay-to,
+	// --evm-rpc).
+	EVMNode *evmtest.Node
 }
 
 // node is one running instance.
@@ -217,6 +223,17 @@ func (c *cluster) start(name string, o nodeOptions) *node {
 			Store: st, Now: now, SettleTimeout: 10 * time.Second, LookupDelay: time.Millisecond}
 		if o.ChainChecks {
 			g.Facilitator.(*facilitator.Rail).Chain = client
+		}
+		if o.EVMNode != nil {
+			rail := g.Facilitator.(*facilitator.Rail)
+			if rail.EVMVersions, err = facilitator.DiscoverEVM(context.Background(), fc, gate.Base); err != nil {
+				tb.Fatal(err)
+			}
+			if rail.EVMChain, err = chain.New(chain.Options{EVMRPC: o.EVMNode.URL, AllowPrivate: true}); err != nil {
+				tb.Fatal(err)
+			}
+			g.Terms.EVM = &gate.EVMTerms{Network: gate.Base, PayTo: testEVMPayTo}
+			rail.Terms.EVM = g.Terms.EVM
 		}
 	}
 	fetcher := target.New(target.Options{AllowPrivate: true, UserAgent: buildinfo.UserAgent})

@@ -42,6 +42,9 @@ func hangupSeller(t *testing.T, started chan<- struct{}, release <-chan struct{}
 // returns its headers.
 func (h *harness) payment(rail, path, url string) map[string]string {
 	h.t.Helper()
+	if rail == railEVM {
+		return map[string]string{facilitator.HeaderPaymentSignature: h.payEVMV2(path, url)}
+	}
 	if rail == gate.RailFacilitator {
 		return map[string]string{facilitator.HeaderPaymentSignature: h.payV2(path, url)}
 	}
@@ -49,10 +52,18 @@ func (h *harness) payment(rail, path, url string) map[string]string {
 	return map[string]string{gate.HeaderPaymentTx: h.chain.pay(memo), gate.HeaderPaymentMemo: memo}
 }
 
+// railEVM names, in these tests, the facilitator rail paid on the EVM
+// entry (Base, with the receipt checked on the loopback node).
+const railEVM = "facilitator-evm"
+
 func withRail(t *testing.T, rail string) *harness {
 	h := newHarness(t, ServeAll)
-	if rail == gate.RailFacilitator {
+	switch rail {
+	case gate.RailFacilitator:
 		withFacilitator(t, h)
+	case railEVM:
+		fake := withFacilitator(t, h)
+		settleOnNode(fake, withEVM(t, h, gate.Base), gate.Base.USDC, 20000)
 	}
 	return h
 }
@@ -97,7 +108,7 @@ func entries(t *testing.T, h *harness, op store.Op) []store.Entry {
 // the op once more at no charge, with one ledger entry; a third
 // presentation is spent. Both rails.
 func TestBuyerHangsUpMidOp(t *testing.T) {
-	for _, rail := range []string{gate.RailDirect, gate.RailFacilitator} {
+	for _, rail := range []string{gate.RailDirect, gate.RailFacilitator, railEVM} {
 		t.Run(rail, func(t *testing.T) {
 			h := withRail(t, rail)
 			started, release := make(chan struct{}), make(chan struct{})
@@ -167,7 +178,7 @@ func (b brokenWriter) FlushError() error         { return errBroken }
 // same payment runs the op once more, the ledger keeps its one entry, and
 // when the resumed answer cannot be written either, no resume is left.
 func TestAnswerNotWrittenReopensTheDelivery(t *testing.T) {
-	for _, rail := range []string{gate.RailDirect, gate.RailFacilitator} {
+	for _, rail := range []string{gate.RailDirect, gate.RailFacilitator, railEVM} {
 		t.Run(rail, func(t *testing.T) {
 			h := withRail(t, rail)
 			seller, fetches := countingSeller(t)

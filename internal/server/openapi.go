@@ -215,13 +215,15 @@ func (s *Server) paidOp(op string, post bool) schema {
 // decimal dollars (its docs: "decimal USD"), and the x402 protocol with the
 // terms a wallet pays in (network, asset, amount in atomic units).
 func (s *Server) paymentInfo(o gate.Offer) schema {
-	t := s.cfg.Gate.Terms
+	var protocols []any
+	for _, r := range s.cfg.Gate.Terms.Requirements(o) {
+		protocols = append(protocols, schema{"x402": schema{
+			"version": 2, "scheme": "exact", "network": r.Network, "asset": r.Asset, "amount": r.Amount,
+		}})
+	}
 	return schema{
-		"price": schema{"mode": "fixed", "currency": "USD", "amount": usdDecimal(o.Price)},
-		"protocols": []any{schema{"x402": schema{
-			"version": 2, "scheme": "exact", "network": t.Network.CAIP2, "asset": t.Network.Mint,
-			"amount": strconv.FormatUint(o.Price, 10),
-		}}},
+		"price":     schema{"mode": "fixed", "currency": "USD", "amount": usdDecimal(o.Price)},
+		"protocols": protocols,
 	}
 }
 

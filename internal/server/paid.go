@@ -272,6 +272,7 @@ func (s *Server) entry(rep ops.Report, t gate.Ticket, price uint64) store.Entry 
 		PriceUSDCUnits:    price,
 		CAD:               store.CAD{Basis: CADBasis, Pending: true},
 		PaymentTx:         t.Payment.Tx,
+		PaymentNetwork:    t.Payment.Network,
 		SolanaFeeLamports: t.Payment.FeeLamports,
 		CriteriaVersion:   env.CriteriaID + "@" + env.CriteriaRevision,
 		VerdictLine:       env.VerdictLine,

@@ -16,6 +16,7 @@ import (
 
 	"github.com/exchangerebel/payability/internal/corpus"
 	"github.com/exchangerebel/payability/internal/criteria"
+	"github.com/exchangerebel/payability/internal/gate"
 )
 
 // The web page: server-rendered with html/template from embedded files, no
@@ -131,6 +132,9 @@ type pageData struct {
 	// PrecheckURLs maps each op to its JSON pre-check route (page.js).
 	PrecheckURLs string
 	VerifyURL    string
+	// PaidIn names what the ops are paid in: USDC on Solana, and on the
+	// Base network of the EVM entry when it is offered.
+	PaidIn string
 }
 
 type serviceView struct {
@@ -173,7 +177,11 @@ type criteriaText struct {
 }
 
 func (s *Server) pageData(service string) pageData {
-	d := pageData{Title: "payability", Root: "/", StatusPage: s.cfg.StatusPage, VerifyURL: "/verify"}
+	d := pageData{Title: "payability", Root: "/", StatusPage: s.cfg.StatusPage, VerifyURL: "/verify", PaidIn: "USDC on Solana"}
+	if e := s.cfg.Gate.Terms.EVM; e != nil {
+		d.PaidIn = "USDC on Solana, or on " + map[string]string{gate.Base.CAIP2: "Base", gate.BaseSepolia.CAIP2: "Base Sepolia"}[e.Network.CAIP2] +
+			" (" + e.Network.CAIP2 + ") through the facilitator"
+	}
 	services := s.servedServices()
 	if service != "" {
 		services = []string{service}

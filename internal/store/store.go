@@ -222,7 +222,7 @@ type SettlementResult struct {
 func (r SettlementResult) Validate() error {
 	switch r.State {
 	case SettlementSettled:
-		if !IsBase58(r.Tx) || len(r.Tx) > 128 || r.Payer == "" || len(r.Payer) > 64 || (!r.Confirmed && r.FeeLamports != 0) {
+		if !IsTxID(r.Tx) || r.Payer == "" || len(r.Payer) > 64 || (!r.Confirmed && r.FeeLamports != 0) {
 			return ErrInvalidSettlement
 		}
 	case SettlementAttempted, SettlementFailed:
@@ -282,14 +282,15 @@ type Refund struct {
 	ID      string // assigned by AddRefund
 	Op      Op     // the entry's op (each op has its own ledger)
 	EntryID string // the entry's id (its payment's id)
-	// Tx is the refund transaction signature: base58 text (see IsBase58).
+	// Tx is the refund transaction: a base58 Solana signature or an EVM
+	// transaction hash (see IsTxID).
 	Tx   string
 	Time time.Time // when the refund was recorded; stored like Entry.Timestamp
 }
 
 // Validate checks the form of a refund.
 func (r Refund) Validate() error {
-	if !r.Op.Valid() || r.EntryID == "" || !IsBase58(r.Tx) || len(r.Tx) > 128 || r.Time.IsZero() {
+	if !r.Op.Valid() || r.EntryID == "" || !IsTxID(r.Tx) || r.Time.IsZero() {
 		return ErrInvalidRefund
 	}
 	return nil
@@ -441,9 +442,14 @@ type Entry struct {
 	PriceUSDCUnits uint64
 	// CAD is the CAD fair-market-value block that goes with the price.
 	CAD CAD
-	// PaymentTx and SolanaFeeLamports are "payment tx id + Solana fee
-	// (lamports)"; the fee is stored as text.
+	// PaymentTx, PaymentNetwork and SolanaFeeLamports are "payment tx id +
+	// Solana fee (lamports)": the tx id is a Solana signature or an EVM
+	// transaction hash, and PaymentNetwork the CAIP-2 id of the chain it is
+	// on, without which the id names no transaction. An entry of an EVM
+	// payment has no Solana fee (0). The fee is stored as text. Entries
+	// delivered before the network was recorded (migration 0008) read "".
 	PaymentTx         string
+	PaymentNetwork    string
 	SolanaFeeLamports uint64
 	CriteriaVersion   string
 	VerdictLine       string
@@ -562,7 +568,7 @@ func (c Claim) Validate() error {
 // that it belongs to its payment). A new entry names no refund.
 func (e Entry) Validate() error {
 	switch {
-	case e.Op() == "", e.PayerWallet == "", e.Timestamp.IsZero(), e.PaymentTx == "",
+	case e.Op() == "", e.PayerWallet == "", e.Timestamp.IsZero(), e.PaymentTx == "", !IsCAIP2(e.PaymentNetwork),
 		e.CriteriaVersion == "", e.VerdictLine == "", e.CAD.Basis == "", e.CAD.Refund != "",
 		e.CAD.Pending && (e.CAD.Rate != "" || e.CAD.RateDate != ""),
 		!e.CAD.Pending && (e.CAD.Rate == "" || e.CAD.RateDate == ""),
@@ -633,4 +639,48 @@ func IsDate(s string) bool {
 // database answers and its schema is the running build's.
 type Readier interface {
 	Ready(ctx context.Context) error
+}
+
+// IsCAIP2 reports whether s has the form of a CAIP-2 chain id
+// (namespace:reference, [-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,32}): the network
+// of a payment, never free text.
+func IsCAIP2(s string) bool {
+	ns, ref, ok := strings.Cut(s, ":")
+	if !ok || len(ns) < 3 || len(ns) > 8 || len(ref) < 1 || len(ref) > 32 {
+		return false
+	}
+	for _, c := range ns {
+		if (c < 'a' || c > 'z') && (c < '0' || c > '9') && c != '-' {
+			return false
+		}
+	}
+	for _, c := range ref {
+		if (c < 'a' || c > 'z') && (c < 'A' || c > 'Z') && (c < '0' || c > '9') && c != '-' && c != '_' {
+			return false
+		}
+	}
+	return true
+}
+
+// IsEVMTxHash reports whether s has the form of an EVM transaction hash:
+// 0x and 64 lowercase or uppercase hex digits. Like base58, such text can
+// carry no URL, memo or challenge value of ours.
+func IsEVMTxHash(s string) bool {
+	if len(s) != 66 || s[0] != '0' || s[1] != 'x' {
+		return false
+	}
+	for i := 2; i < len(s); i++ {
+		c := s[i]
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') && (c < 'A' || c > 'F') {
+			return false
+		}
+	}
+	return true
+}
+
+// IsTxID reports whether s is a payment transaction id of a rail we take:
+// a base58 Solana signature (at most 128 characters) or an EVM
+// transaction hash.
+func IsTxID(s string) bool {
+	return (IsBase58(s) && len(s) <= 128) || IsEVMTxHash(s)
 }

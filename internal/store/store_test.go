@@ -50,7 +50,7 @@ func TestEntryDayIsTheUTCDate(t *testing.T) {
 
 func TestEntryValidateCADBlock(t *testing.T) {
 	base := store.Entry{
-		PayerWallet: "w", Timestamp: time.Unix(1, 0), PaymentTx: "tx", CriteriaVersion: "1.0.0",
+		PayerWallet: "w", Timestamp: time.Unix(1, 0), PaymentTx: "tx", PaymentNetwork: "eip155:8453", CriteriaVersion: "1.0.0",
 		VerdictLine: "v", Check: &store.CheckFields{}, CAD: store.CAD{Basis: "b", Pending: true},
 	}
 	filled := base

@@ -371,7 +371,7 @@ func DeliverOne(t *testing.T, s store.Store, now time.Time) string {
 	if err != nil || r.Outcome != store.Claimed {
 		t.Fatalf("Claim: %v %+v", err, r)
 	}
-	e := store.Entry{PayerWallet: "payer", Timestamp: now, PriceUSDCUnits: 10000, PaymentTx: c.Tx, SolanaFeeLamports: 5000,
+	e := store.Entry{PayerWallet: "payer", Timestamp: now, PriceUSDCUnits: 10000, PaymentTx: c.Tx, PaymentNetwork: SolanaMainnet, SolanaFeeLamports: 5000,
 		CriteriaVersion: "v", VerdictLine: "line", CAD: store.CAD{Basis: "basis", Pending: true},
 		Check: &store.CheckFields{PayabilityState: "POPULATED"}}
 	if err := s.Deliver(ctx, r.PaymentID, r.LeaseToken, e); err != nil {

@@ -394,6 +394,23 @@ var SummaryRollbackSQL = []string{
 	`DELETE FROM schema_migrations WHERE version = 7`,
 }
 
+// PaymentNetworkRollbackSQL undoes migration 0008 (the ledger's
+// payment_network) on each backend, run before SummaryRollbackSQL so that
+// opening a store again applies 0007 and 0008 in order. On SQLite the
+// append-only triggers that name the column go first (0008 makes them
+// again).
+var PaymentNetworkRollbackSQL = map[string][]string{
+	"sqlite": {
+		`DROP TRIGGER ledger_check_fill_only`, `DROP TRIGGER ledger_memo_fill_only`, `DROP TRIGGER ledger_probe_fill_only`,
+		`ALTER TABLE ledger_check DROP COLUMN payment_network`, `ALTER TABLE ledger_memo DROP COLUMN payment_network`,
+		`ALTER TABLE ledger_probe DROP COLUMN payment_network`, `DELETE FROM schema_migrations WHERE version = 8`,
+	},
+	"postgres": {
+		`ALTER TABLE ledger_check DROP COLUMN payment_network`, `ALTER TABLE ledger_memo DROP COLUMN payment_network`,
+		`ALTER TABLE ledger_probe DROP COLUMN payment_network`, `DELETE FROM schema_migrations WHERE version = 8`,
+	},
+}
+
 // RunSummaryBackfill: the summary the migration backfills from an existing
 // history is the one kept as the same observations landed. open opens a
 // store on one database (each call the same database); rollback runs

@@ -32,7 +32,10 @@ var closedFieldColumns = map[string][]string{
 	"price (USDC units) with the CAD fair-market-value block (rate, rate date, basis, cad_pending, refund)": {
 		"price_usdc_units", "cad_rate", "cad_rate_date", "cad_basis", "cad_pending", "refund",
 	},
-	"payment tx id + Solana fee (lamports)": {"payment_tx", "solana_fee_lamports"},
+	// The network (CAIP-2) qualifies the tx id: one id names a transaction
+	// only together with the chain it is on (a Solana signature, or an EVM
+	// transaction hash on Base), so it is part of this field, not a new one.
+	"payment tx id + Solana fee (lamports)": {"payment_tx", "payment_network", "solana_fee_lamports"},
 	"criteria version":                      {"criteria_version"},
 	"verdict line":                          {"verdict_line"},
 	"payability state":                      {"payability_state"},

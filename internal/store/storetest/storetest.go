@@ -94,6 +94,12 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 			tc.fn(t, fresh(t))
 		})
 	}
+	for _, tc := range evmTests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tc.fn(t, fresh(t))
+		})
+	}
 }
 
 // RunInstances runs the cross-instance guarantees: open returns two stores,
@@ -603,6 +609,7 @@ func entryFor(c store.Claim) store.Entry {
 		PriceUSDCUnits:    c.Amount,
 		CAD:               store.CAD{Basis: "Bank of Canada FXUSDCAD of the payment's UTC date; USDC at par with USD.", Pending: true},
 		PaymentTx:         c.Tx,
+		PaymentNetwork:    SolanaMainnet,
 		SolanaFeeLamports: c.FeeLamports,
 		CriteriaVersion:   "1.0.0",
 	}

@@ -368,7 +368,7 @@ func entryArgs(e store.Entry) []any {
 		e.ID, e.PayerWallet, e.Timestamp.Format(store.TimestampLayout), e.Day(),
 		strconv.FormatUint(e.PriceUSDCUnits, 10),
 		nullText(e.CAD.Rate), nullText(e.CAD.RateDate), e.CAD.Basis, e.CAD.Pending, nullText(e.CAD.Refund),
-		e.PaymentTx, strconv.FormatUint(e.SolanaFeeLamports, 10), e.CriteriaVersion, e.VerdictLine,
+		e.PaymentTx, nullText(e.PaymentNetwork), strconv.FormatUint(e.SolanaFeeLamports, 10), e.CriteriaVersion, e.VerdictLine,
 	}
 	switch {
 	case e.Check != nil:
@@ -386,6 +386,7 @@ func scanEntry(rows Rows, op store.Op) (store.Entry, error) {
 		e                      store.Entry
 		ts, day, price, fee    string
 		rate, rateDate, refund *string
+		network                *string
 		exposures              int64
 		dest                   []any
 		check                  store.CheckFields
@@ -395,7 +396,7 @@ func scanEntry(rows Rows, op store.Op) (store.Entry, error) {
 	dest = []any{
 		&e.ID, &e.PayerWallet, &ts, &day, &price,
 		&rate, &rateDate, &e.CAD.Basis, &e.CAD.Pending, &refund,
-		&e.PaymentTx, &fee, &e.CriteriaVersion, &e.VerdictLine,
+		&e.PaymentTx, &network, &fee, &e.CriteriaVersion, &e.VerdictLine,
 	}
 	switch op {
 	case store.OpCheck:
@@ -423,6 +424,7 @@ func scanEntry(rows Rows, op store.Op) (store.Entry, error) {
 		return store.Entry{}, errors.New("bad solana_fee_lamports column")
 	}
 	e.CAD.Rate, e.CAD.RateDate, e.CAD.Refund = deref(rate), deref(rateDate), deref(refund)
+	e.PaymentNetwork = deref(network)
 	probe.ExposuresCount = int(exposures)
 	return e, nil
 }

@@ -93,7 +93,7 @@ var (
 	commonColumns = []string{
 		"id", "payer_wallet", `"timestamp"`, `"day"`, "price_usdc_units",
 		"cad_rate", "cad_rate_date", "cad_basis", "cad_pending", "refund",
-		"payment_tx", "solana_fee_lamports", "criteria_version", "verdict_line",
+		"payment_tx", "payment_network", "solana_fee_lamports", "criteria_version", "verdict_line",
 	}
 	opColumns = map[store.Op][]string{
 		store.OpCheck: {"payability_state", "description_overlong"},
