@@ -290,8 +290,7 @@ func runLedgerTripwires(ctx context.Context, e Env, args []string) int {
 func corpusPassesByService() map[string]bool {
 	m := map[string]bool{}
 	for _, svc := range ledger.Services {
-		s, err := corpus.Run(svc.Name)
-		m[svc.Name] = err == nil && s.OK()
+		m[svc.Name] = corpus.Passes(svc.Name)
 	}
 	return m
 }
