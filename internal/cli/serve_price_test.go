@@ -25,3 +25,24 @@ func TestUSDPrice(t *testing.T) {
 		}
 	}
 }
+
+// FuzzUSDPrice: whatever the flag value, Set never panics; a value it
+// takes is 1 to 1,000,000,000 units and reads back the same from String.
+func FuzzUSDPrice(f *testing.F) {
+	for _, s := range []string{"0.02", "$0.01", "1000", "0.000001", "0", "1e3", "", "..", "0.0000001", "18446744073709551616"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		var p usdPrice
+		if p.Set(in) != nil {
+			return
+		}
+		if p < 1 || p > 1000*1_000_000 {
+			t.Fatalf("Set(%q) = %d units, out of range", in, p)
+		}
+		var back usdPrice
+		if err := back.Set(p.String()); err != nil || back != p {
+			t.Fatalf("Set(%q) = %d, String %q reads back as %d (%v)", in, p, p.String(), back, err)
+		}
+	})
+}
