@@ -65,12 +65,7 @@ func (p *usdPrice) String() string {
 	if p == nil {
 		return ""
 	}
-	units := uint64(*p)
-	frac := strings.TrimRight(strconv.FormatUint(units%1_000_000+1_000_000, 10)[1:], "0")
-	for len(frac) < 2 {
-		frac += "0"
-	}
-	return strconv.FormatUint(units/1_000_000, 10) + "." + frac
+	return strings.TrimPrefix(server.PriceLabel(uint64(*p)), "$")
 }
 
 // Set reads "0.02" or "$0.02": digits, an optional point and at most six

@@ -40,8 +40,17 @@ type PriceRef struct {
 	Label     string `json:"label"`
 }
 
-func priceLabel(units uint64) string {
-	return "$" + strconv.FormatFloat(float64(units)/1e6, 'f', 2, 64)
+func priceLabel(units uint64) string { return PriceLabel(units) }
+
+// PriceLabel writes USDC units (6 decimals) as dollars, exactly: at least
+// two decimals, more only when the price has them ($0.01, $0.015,
+// $0.000001). An operator's price (serve --price-*) may have six.
+func PriceLabel(units uint64) string {
+	frac := strings.TrimRight(strconv.FormatUint(units%1_000_000+1_000_000, 10)[1:], "0")
+	for len(frac) < 2 {
+		frac += "0"
+	}
+	return "$" + strconv.FormatUint(units/1_000_000, 10) + "." + frac
 }
 
 func (s *Server) handlePaid(w http.ResponseWriter, r *http.Request, op, route string) {

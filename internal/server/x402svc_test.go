@@ -253,3 +253,26 @@ func TestX402SingleServiceWorker(t *testing.T) {
 		t.Errorf("POST /check: %d %s", res.status, res.body)
 	}
 }
+
+// TestX402PageShowsItsPrices: the service's page lists both ops with the
+// configured prices, its documents and its own sentences.
+func TestX402PageShowsItsPrices(t *testing.T) {
+	h := newHarness(t, ServeAll)
+	h.gate.Offers[ops.OpLint] = gate.Offer{Op: ops.OpLint, Price: 15000, Description: "lint"}
+	page := string(h.do(http.MethodGet, "/toll/x402/", "", nil).body)
+	for _, want := range []string{"POST /toll/x402/preflight", "$0.02 — 20000 USDC units per endpoint",
+		"POST /toll/x402/lint", "$0.015 — 15000 USDC units per endpoint",
+		`href="/toll/x402/criteria"`, x402Never, "x402-preflight-corpus/v1"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the x402-preflight page lacks %q", want)
+		}
+	}
+}
+
+func TestPriceLabelIsExact(t *testing.T) {
+	for units, want := range map[uint64]string{10000: "$0.01", 20000: "$0.02", 15000: "$0.015", 1: "$0.000001", 1000000: "$1.00", 1234500000: "$1234.50", 0: "$0.00"} {
+		if got := PriceLabel(units); got != want {
+			t.Errorf("PriceLabel(%d) = %q, want %q", units, got, want)
+		}
+	}
+}
