@@ -167,7 +167,7 @@ func runLedgerRefund(ctx context.Context, e Env, args []string) int {
 		return usageError(e, c.fs, "give exactly one ENTRY-ID")
 	case *tx == "":
 		return usageError(e, c.fs, "--tx is required")
-	case *op != "" && !oneOf(*op, []string{"check", "memo", "probe"}):
+	case *op != "" && !store.Op(*op).Valid():
 		return usageError(e, c.fs, "--op must be check, memo, probe, preflight or lint")
 	}
 	st, ok := c.open(ctx, e)
