@@ -167,12 +167,12 @@ func TestServeSaysWhatItSells(t *testing.T) {
 	}{
 		{serveFlags{service: "all", solanaRPC: "https://rpc.example/?api-key=SECRET", network: "solana", commitment: "confirmed",
 			dataDir: "payability-data", ratesURL: "https://www.bankofcanada.ca/valet"},
-			"payability-verdict and rail-probe; rails: direct (solana, confirmed); store: sqlite payability-data/payability.db; " +
+			"payability-verdict, rail-probe and x402-preflight; rails: direct (solana, confirmed); store: sqlite payability-data/payability.db; " +
 				"CAD backfill hourly: contacts the Bank of Canada Valet API (www.bankofcanada.ca) every hour; --rates-url= turns it off"},
 		{serveFlags{service: "rail-probe", facilitator: "https://fac.example/SECRET", storeDSN: "postgres://u:SECRET@db/p", allowPrivate: true},
 			"rail-probe; rails: facilitator; store: postgres; CAD backfill off (no rates source is contacted); private targets allowed"},
 		{serveFlags{service: "all", facilitator: "https://fac.example/", storeDSN: "sqlite:p.db", ratesURL: "https://rates.example/SECRET"},
-			"payability-verdict and rail-probe; rails: facilitator; store: sqlite p.db; CAD backfill hourly: contacts the --rates-url source every hour; --rates-url= turns it off"},
+			"payability-verdict, rail-probe and x402-preflight; rails: facilitator; store: sqlite p.db; CAD backfill hourly: contacts the --rates-url source every hour; --rates-url= turns it off"},
 	}
 	for _, tt := range tests {
 		got := describeServe(tt.f)

@@ -56,6 +56,42 @@ type serveFlags struct {
 	house                                                   stringList
 	maxTimeout                                              int
 	freePerSource, maxConns                                 int
+	// x402-preflight: the prices of its two ops (USD) and its free allowance.
+	pricePreflight, priceLint usdPrice
+	freePerCallerX402         int
+}
+
+// usdPrice is a --price-* value: decimal US dollars, at most six decimals
+// (USDC's), held as USDC atomic units.
+type usdPrice uint64
+
+func (p *usdPrice) String() string {
+	if p == nil {
+		return ""
+	}
+	return strings.TrimPrefix(server.PriceLabel(uint64(*p)), "$")
+}
+
+// Set reads "0.02" or "$0.02": digits, an optional point and at most six
+// decimals; more than zero, at most $1,000.
+func (p *usdPrice) Set(v string) error {
+	bad := errors.New("want decimal US dollars with at most 6 decimals, more than 0 and at most 1000 (e.g. 0.02)")
+	v = strings.TrimPrefix(v, "$")
+	whole, frac, _ := strings.Cut(v, ".")
+	if whole == "" || len(frac) > 6 || strings.Trim(whole+frac, "0123456789") != "" {
+		return bad
+	}
+	for len(frac) < 6 {
+		frac += "0"
+	}
+	w, err1 := strconv.ParseUint(whole, 10, 32)
+	f, err2 := strconv.ParseUint(frac, 10, 32)
+	units := w*1_000_000 + f
+	if err1 != nil || err2 != nil || units == 0 || units > 1000*1_000_000 {
+		return bad
+	}
+	*p = usdPrice(units)
+	return nil
 }
 
 type stringList []string
@@ -84,6 +120,11 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.maxTimeout, "max-timeout-seconds", 120, "the maxTimeoutSeconds advertised in challenges, `N` seconds")
 	fs.IntVar(&f.freePerSource, "free-per-source", server.DefaultFreePerSource,
 		"free pre-checks a day per client address (IPv4 /32, IPv6 /64), all callers together, per service: `N`, on top of the published 100 per wallet")
+	f.pricePreflight, f.priceLint = usdPrice(server.DefaultPricePreflight), usdPrice(server.DefaultPriceLint)
+	fs.Var(&f.pricePreflight, "price-preflight", "the price of one x402-preflight preflight record, `USD` (USDC atomic units in the challenge)")
+	fs.Var(&f.priceLint, "price-lint", "the price of one x402-preflight lint report, `USD` (USDC atomic units in the challenge)")
+	fs.IntVar(&f.freePerCallerX402, "free-per-caller-x402", server.DefaultFreePerCallerX402,
+		"free x402-preflight pre-checks a day per caller wallet (or client address): `N`; the seed services' allowance is their criteria's")
 	fs.IntVar(&f.maxConns, "max-conns", server.DefaultMaxConns, "open client connections at most, `N`; more wait in the listen backlog")
 	registerRatesFlag(fs, &f.ratesURL)
 	fs.StringVar(&f.monitor, "monitor", "", "also run the monitor with this configuration `FILE` in the same process (docs/monitor.md)")
@@ -160,6 +201,8 @@ func runServe(ctx context.Context, e Env, args []string) int {
 		return usageError(e, fs, "--free-per-source must be at least 1")
 	case f.maxConns < 1:
 		return usageError(e, fs, "--max-conns must be at least 1")
+	case f.freePerCallerX402 < 1:
+		return usageError(e, fs, "--free-per-caller-x402 must be at least 1")
 	}
 	// Listen first: a bad or busy address creates nothing (no data
 	// directory, keys or store file).
@@ -241,7 +284,7 @@ func listenCause(err error) string {
 // node or the facilitator (they often carry an API key) and no connection
 // string (it may carry a password).
 func describeServe(f serveFlags) string {
-	services := "payability-verdict and rail-probe"
+	services := "payability-verdict, rail-probe and x402-preflight"
 	if f.service != server.ServeAll {
 		services = f.service
 	}
@@ -309,9 +352,9 @@ func serveUntilDone(ctx context.Context, e Env, ln net.Listener, h http.Handler,
 // ops have no working payment rail: a priced route is never free by accident.
 func buildServer(ctx context.Context, e Env, f serveFlags) (*server.Server, func(), error) {
 	switch f.service {
-	case server.ServeAll, criteria.ServicePayability, criteria.ServiceRailProbe:
+	case server.ServeAll, criteria.ServicePayability, criteria.ServiceRailProbe, criteria.ServiceX402Preflight:
 	default:
-		return nil, nil, badFlag{"--service must be payability-verdict, rail-probe or all"}
+		return nil, nil, badFlag{"--service must be payability-verdict, rail-probe, x402-preflight or all"}
 	}
 	network, ok := gate.NetworkByName(f.network)
 	if !ok {
@@ -386,6 +429,10 @@ func buildServer(ctx context.Context, e Env, f serveFlags) (*server.Server, func
 		Description: "payability-verdict memo: one signed memo-binding verdict over two back-to-back fetches of one endpoint (" + pv.MemoOp.Price.Label + ")"}
 	offers[ops.OpProbe] = gate.Offer{Op: ops.OpProbe, Price: uint64(rp.Price.USDCUnitsPerCall),
 		Description: "rail-probe probe: one signed rail-coverage and reject-shape report from the seven published invalid probes (" + rp.Price.Label + ")"}
+	offers[ops.OpPreflight] = gate.Offer{Op: ops.OpPreflight, Price: uint64(f.pricePreflight),
+		Description: "x402-preflight preflight: one signed x402-preflight/v1 record (GO, HOLD or STOP, bound to the terms by terms_sha256) for one endpoint ($" + f.pricePreflight.String() + ")"}
+	offers[ops.OpLint] = gate.Offer{Op: ops.OpLint, Price: uint64(f.priceLint),
+		Description: "x402-preflight lint: one signed x402-lint/v1 conformance report of one endpoint's 402 ($" + f.priceLint.String() + ")"}
 	g := &gate.Gate{
 		Terms: terms, Offers: offers, Direct: direct, Store: st, Now: now,
 		Memos: gate.Memos{Key: memoKey, Now: now, Rand: rand.Reader},
@@ -410,6 +457,7 @@ func buildServer(ctx context.Context, e Env, f serveFlags) (*server.Server, func
 		Runner: ops.Runner{Fetcher: target.New(target.Options{AllowPrivate: f.allowPrivate, UserAgent: buildinfo.UserAgent}), Now: now},
 		Key:    key, KeySet: keys, Store: st, Registry: reg, Now: now, Logger: logger,
 		HouseWallets: house, ReadyCorpus: ready, FreePerSource: f.freePerSource, AllowPrivate: f.allowPrivate,
+		FreePerCallerX402: f.freePerCallerX402,
 	})
 	if err != nil {
 		st.Close()
@@ -424,11 +472,11 @@ func buildServer(ctx context.Context, e Env, f serveFlags) (*server.Server, func
 	return srv, func() { stopPrune(); stopBackfill(); st.Close() }, nil
 }
 
-// corpusPasses runs the pinned corpus through the graders.
+// corpusPasses runs the pinned corpora of the three services through the
+// graders.
 func corpusPasses() bool {
-	for _, svc := range []string{criteria.ServicePayability, criteria.ServiceRailProbe} {
-		s, err := corpus.Run(svc)
-		if err != nil || !s.OK() {
+	for _, svc := range []string{criteria.ServicePayability, criteria.ServiceRailProbe, criteria.ServiceX402Preflight} {
+		if !corpus.Passes(svc) {
 			return false
 		}
 	}

@@ -50,6 +50,11 @@ type Row struct {
 	DirectGrade         string `json:"direct_grade,omitempty"`
 	FacilitatorGrade    string `json:"facilitator_grade,omitempty"`
 	ExposuresCount      *int   `json:"exposures_count,omitempty"`
+	Decision            string `json:"decision,omitempty"`
+	Reasons             string `json:"reasons,omitempty"`
+	Conforms            *bool  `json:"conforms,omitempty"`
+	ErrorsCount         *int   `json:"errors_count,omitempty"`
+	WarningsCount       *int   `json:"warnings_count,omitempty"`
 }
 
 // SummaryRow sums the rows of one UTC day and op ("total" and "all" for the
@@ -159,6 +164,11 @@ func Rows(es []store.Entry, refunds []store.Refund) ([]Row, error) {
 		case e.Probe != nil:
 			row.DirectGrade, row.FacilitatorGrade = e.Probe.DirectGrade, e.Probe.FacilitatorGrade
 			row.ExposuresCount = &e.Probe.ExposuresCount
+		case e.Preflight != nil:
+			row.Decision, row.Reasons = e.Preflight.Decision, e.Preflight.Reasons
+		case e.Lint != nil:
+			row.Conforms = &e.Lint.Conforms
+			row.ErrorsCount, row.WarningsCount = &e.Lint.ErrorsCount, &e.Lint.WarningsCount
 		}
 		rows = append(rows, row)
 	}

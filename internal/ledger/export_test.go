@@ -145,7 +145,7 @@ func TestExportRowsCarryTheCADBlock(t *testing.T) {
 	WriteCSV(&b, rows)
 	header := strings.Split(strings.SplitN(b.String(), "\n", 2)[0], ",")
 	typ := reflect.TypeOf(Row{})
-	if len(header) != typ.NumField() || header[0] != "op" || header[len(header)-1] != "exposures_count" {
+	if len(header) != typ.NumField() || header[0] != "op" || header[len(header)-1] != "warnings_count" {
 		t.Errorf("header %v", header)
 	}
 }

@@ -24,7 +24,7 @@ func Refund(ctx context.Context, st store.Store, op store.Op, id, tx string, at 
 	ops := store.Ops
 	if op != "" {
 		if !op.Valid() {
-			return store.Refund{}, errors.New("ledger: op must be check, memo or probe")
+			return store.Refund{}, errors.New("ledger: op must be check, memo, probe, preflight or lint")
 		}
 		ops = []store.Op{op}
 	}

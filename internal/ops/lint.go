@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strconv"
 
 	"github.com/exchangerebel/payability/internal/capture"
 	"github.com/exchangerebel/payability/internal/corpus"
@@ -148,4 +149,12 @@ func (r Runner) Lint(ctx context.Context, url, method string, body []byte) (Lint
 		Conforms:  res.Conforms,
 		CheckedAt: criteria.Timestamp(end),
 	}, nil
+}
+
+// LintLine is the one line a lint report states, as the paid service's
+// ledger records it: the rule set, the outcome, the counts and the
+// check-end time; closed-form, never a byte of the seller's answer.
+func (r LintReport) LintLine() string {
+	errs, warns := r.Counts()
+	return r.Rules.ID + ": " + r.Outcome() + " (" + strconv.Itoa(errs) + " errors, " + strconv.Itoa(warns) + " warnings) — " + r.CheckedAt
 }

@@ -199,12 +199,8 @@ func (c *cluster) start(name string, o nodeOptions) *node {
 		tb.Fatal(err)
 	}
 	g := &gate.Gate{
-		Terms: gate.Terms{Network: gate.Mainnet, PayTo: testPayTo, TokenAccount: testTokenAccount, MaxTimeoutSeconds: 120},
-		Offers: map[string]gate.Offer{
-			ops.OpCheck: {Op: ops.OpCheck, Price: 10000, Description: "one payability verdict"},
-			ops.OpMemo:  {Op: ops.OpMemo, Price: 10000, Description: "one memo-binding verdict"},
-			ops.OpProbe: {Op: ops.OpProbe, Price: 20000, Description: "one rail-probe report"},
-		},
+		Terms:  gate.Terms{Network: gate.Mainnet, PayTo: testPayTo, TokenAccount: testTokenAccount, MaxTimeoutSeconds: 120},
+		Offers: testOffers(),
 		Memos:  gate.Memos{Key: memoKey, Now: now, Rand: rand.Reader},
 		Direct: gate.SolanaRail{Client: client, TokenAccount: testTokenAccount, Mint: gate.Mainnet.Mint},
 		Store:  st, Now: now, LeaseFor: 90 * time.Second,

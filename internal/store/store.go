@@ -12,6 +12,7 @@ package store
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"time"
 )
@@ -323,19 +324,21 @@ type Tallies struct {
 // memo op's entries apart from the check op's.
 type Op string
 
-// The paid ops of both services.
+// The paid ops of the three services.
 const (
-	OpCheck Op = "check" // payability-verdict, POST /check
-	OpMemo  Op = "memo"  // payability-verdict, POST /memo
-	OpProbe Op = "probe" // rail-probe, POST /probe
+	OpCheck     Op = "check"     // payability-verdict, POST /check
+	OpMemo      Op = "memo"      // payability-verdict, POST /memo
+	OpProbe     Op = "probe"     // rail-probe, POST /probe
+	OpPreflight Op = "preflight" // x402-preflight, POST /preflight
+	OpLint      Op = "lint"      // x402-preflight, POST /lint
 )
 
 // Ops lists every paid op, in a fixed order.
-var Ops = []Op{OpCheck, OpMemo, OpProbe}
+var Ops = []Op{OpCheck, OpMemo, OpProbe, OpPreflight, OpLint}
 
 // Valid reports whether op is one of Ops.
 func (op Op) Valid() bool {
-	return op == OpCheck || op == OpMemo || op == OpProbe
+	return slices.Contains(Ops, op)
 }
 
 // FreeReason says which free-tier limit refused a call.
@@ -457,9 +460,11 @@ type Entry struct {
 	House bool
 
 	// Exactly one of the op fields is set; it names the entry's op.
-	Check *CheckFields
-	Memo  *MemoFields
-	Probe *ProbeFields
+	Check     *CheckFields
+	Memo      *MemoFields
+	Probe     *ProbeFields
+	Preflight *PreflightFields
+	Lint      *LintFields
 }
 
 // CAD is the CAD fair-market-value block of an entry: "rate, rate date,
@@ -495,19 +500,35 @@ type ProbeFields struct {
 	ExposuresCount   int    // "exposures count"
 }
 
+// PreflightFields are the preflight op's own ledger fields (x402-preflight
+// publishes no ledger list of its own: these are ours, docs/ledger.md).
+type PreflightFields struct {
+	Decision string // GO, HOLD or STOP
+	// Reasons are the decision's reason codes, the closed codes of
+	// x402-preflight/v1 separated by single spaces ("" for none).
+	Reasons string
+}
+
+// LintFields are the lint op's own ledger fields (ours, docs/ledger.md).
+type LintFields struct {
+	Conforms      bool
+	ErrorsCount   int // findings of severity error
+	WarningsCount int // findings of severity warn
+}
+
 // Op returns the op named by the entry's op fields, or "" unless exactly one
 // of them is set.
 func (e Entry) Op() Op {
 	var op Op
 	n := 0
-	if e.Check != nil {
-		op, n = OpCheck, n+1
-	}
-	if e.Memo != nil {
-		op, n = OpMemo, n+1
-	}
-	if e.Probe != nil {
-		op, n = OpProbe, n+1
+	for _, f := range []struct {
+		set bool
+		op  Op
+	}{{e.Check != nil, OpCheck}, {e.Memo != nil, OpMemo}, {e.Probe != nil, OpProbe},
+		{e.Preflight != nil, OpPreflight}, {e.Lint != nil, OpLint}} {
+		if f.set {
+			op, n = f.op, n+1
+		}
 	}
 	if n != 1 {
 		return ""
@@ -572,10 +593,41 @@ func (e Entry) Validate() error {
 		e.CriteriaVersion == "", e.VerdictLine == "", e.CAD.Basis == "", e.CAD.Refund != "",
 		e.CAD.Pending && (e.CAD.Rate != "" || e.CAD.RateDate != ""),
 		!e.CAD.Pending && (e.CAD.Rate == "" || e.CAD.RateDate == ""),
-		e.Probe != nil && e.Probe.ExposuresCount < 0:
+		e.Probe != nil && e.Probe.ExposuresCount < 0,
+		e.Preflight != nil && !validPreflight(*e.Preflight),
+		e.Lint != nil && (e.Lint.ErrorsCount < 0 || e.Lint.WarningsCount < 0):
 		return ErrInvalidEntry
 	}
 	return nil
+}
+
+// validPreflight checks the closed form of the preflight fields: a decision
+// word and reason codes of lowercase letters, digits and '_' only, so the
+// column can carry nothing else.
+func validPreflight(f PreflightFields) bool {
+	switch f.Decision {
+	case "GO", "HOLD", "STOP":
+	default:
+		return false
+	}
+	if len(f.Reasons) > 512 {
+		return false
+	}
+	if f.Reasons == "" {
+		return true
+	}
+	for _, code := range strings.Split(f.Reasons, " ") {
+		if code == "" {
+			return false
+		}
+		for i := 0; i < len(code); i++ {
+			c := code[i]
+			if (c < 'a' || c > 'z') && (c < '0' || c > '9') && c != '_' {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // IsDigest reports whether s has the form of a memo digest: 64 lowercase hex

@@ -387,11 +387,16 @@ func testHistoryDailyPrune(t *testing.T, h store.History) {
 }
 
 // SummaryRollbackSQL undoes migration 0007 (the summary) on a database, so
-// that opening a store again applies it to the history already there.
+// that opening a store again applies it to the history already there. The
+// migrations after it are undone too (the store applies what is past the
+// highest version it finds): 0009 (x402-preflight's ledger tables; its
+// widened op checks apply again unchanged).
 var SummaryRollbackSQL = []string{
 	`DROP TABLE observation_days`,
 	`DROP TABLE observation_runs`,
-	`DELETE FROM schema_migrations WHERE version = 7`,
+	`DROP TABLE ledger_preflight`,
+	`DROP TABLE ledger_lint`,
+	`DELETE FROM schema_migrations WHERE version >= 7`,
 }
 
 // PaymentNetworkRollbackSQL undoes migration 0008 (the ledger's

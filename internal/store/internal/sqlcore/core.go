@@ -377,6 +377,10 @@ func entryArgs(e store.Entry) []any {
 		args = append(args, e.Memo.MemoBindingState)
 	case e.Probe != nil:
 		args = append(args, e.Probe.DirectGrade, e.Probe.FacilitatorGrade, int64(e.Probe.ExposuresCount))
+	case e.Preflight != nil:
+		args = append(args, e.Preflight.Decision, e.Preflight.Reasons)
+	case e.Lint != nil:
+		args = append(args, e.Lint.Conforms, int64(e.Lint.ErrorsCount), int64(e.Lint.WarningsCount))
 	}
 	return append(args, e.House)
 }
@@ -387,11 +391,13 @@ func scanEntry(rows Rows, op store.Op) (store.Entry, error) {
 		ts, day, price, fee    string
 		rate, rateDate, refund *string
 		network                *string
-		exposures              int64
+		exposures, errs, warns int64
 		dest                   []any
 		check                  store.CheckFields
 		memo                   store.MemoFields
 		probe                  store.ProbeFields
+		pre                    store.PreflightFields
+		lint                   store.LintFields
 	)
 	dest = []any{
 		&e.ID, &e.PayerWallet, &ts, &day, &price,
@@ -408,6 +414,12 @@ func scanEntry(rows Rows, op store.Op) (store.Entry, error) {
 	case store.OpProbe:
 		dest = append(dest, &probe.DirectGrade, &probe.FacilitatorGrade, &exposures)
 		e.Probe = &probe
+	case store.OpPreflight:
+		dest = append(dest, &pre.Decision, &pre.Reasons)
+		e.Preflight = &pre
+	case store.OpLint:
+		dest = append(dest, &lint.Conforms, &errs, &warns)
+		e.Lint = &lint
 	}
 	dest = append(dest, &e.House)
 	if err := rows.Scan(dest...); err != nil {
@@ -426,6 +438,7 @@ func scanEntry(rows Rows, op store.Op) (store.Entry, error) {
 	e.CAD.Rate, e.CAD.RateDate, e.CAD.Refund = deref(rate), deref(rateDate), deref(refund)
 	e.PaymentNetwork = deref(network)
 	probe.ExposuresCount = int(exposures)
+	lint.ErrorsCount, lint.WarningsCount = int(errs), int(warns)
 	return e, nil
 }
 

@@ -99,6 +99,9 @@ var (
 		store.OpCheck: {"payability_state", "description_overlong"},
 		store.OpMemo:  {"memo_binding_state"},
 		store.OpProbe: {"direct_grade", "facilitator_grade", "exposures_count"},
+		// x402-preflight's ops: closed fields of our own (docs/ledger.md).
+		store.OpPreflight: {"decision", "reasons"},
+		store.OpLint:      {"conforms", "errors_count", "warnings_count"},
 	}
 	lastColumns = []string{"house"}
 )
