@@ -33,8 +33,8 @@ const lintExitNote = `exit status:
 
 func runLint(ctx context.Context, e Env, args []string) int {
 	fs := newFlagSet(e, "lint",
-		"lint [--json] [--format FORMAT[=FILE]]... [--allow-private] [--method GET|POST] [--body JSON|@FILE] [--fail-on error|warn|never] [--solana-rpc URL] [--evm-rpc URL] URL",
-		"Grades one response of URL against the published rules x402-lint/v1 (payability criteria x402-lint): the v2 PAYMENT-REQUIRED header, the v1 JSON body, every accepts entry, HTTP hygiene and extensions; with an RPC URL, the chain accounts the entries name.",
+		"lint [--json] [--format FORMAT[=FILE]]... [--allow-private] [--method GET|POST] [--body JSON|@FILE] [--fail-on error|warn|never] [--solana-rpc URL] [--evm-rpc URL] (URL | --origin ORIGIN [--openapi URL])",
+		"Grades one response of URL against the published rules x402-lint/v1 (payability criteria x402-lint): the v2 PAYMENT-REQUIRED header, the v1 JSON body, every accepts entry, HTTP hygiene and extensions; with an RPC URL, the chain accounts the entries name. With --origin, reads the origin's discovery documents (/.well-known/x402, /.well-known/x402.json, --openapi) and lints every resource they list, and the listings against the live 402s (docs/lint.md, Origin mode).",
 		lintExitNote)
 	out := addOutputFlags(fs, format.FailOnError)
 	allowPrivate := fs.Bool("allow-private", false, "allow loopback and private addresses for the target and the RPC nodes (a seller's staging)")
@@ -42,9 +42,15 @@ func runLint(ctx context.Context, e Env, args []string) int {
 	body := fs.String("body", "", "the POST body: `JSON` text, or @FILE to read it from a file (default {})")
 	solanaRPC := fs.String("solana-rpc", "", "check Solana chain readiness through the JSON-RPC node at `URL` (opt-in)")
 	evmRPC := fs.String("evm-rpc", "", "check the EVM EIP-712 domain through the JSON-RPC node at `URL` (opt-in)")
+	origin := fs.String("origin", "", "lint the whole service at `ORIGIN` (scheme://host[:port]): its discovery documents and every resource they list")
+	openAPI := fs.String("openapi", "", "with --origin, also read the OpenAPI document at `URL` (paid operations carry x-payment-info)")
 	pos, err := parseFlags(e, fs, args)
 	if err != nil {
 		return usageExit(err)
+	}
+	if *origin != "" || *openAPI != "" {
+		return runLintOrigin(ctx, e, fs, out, originFlags{origin: *origin, openAPI: *openAPI, allowPrivate: *allowPrivate,
+			other: len(pos) > 0 || *body != "" || *solanaRPC != "" || *evmRPC != "" || strings.ToUpper(*method) != http.MethodGet})
 	}
 	if len(pos) != 1 {
 		return usageError(e, fs, "give exactly one URL")

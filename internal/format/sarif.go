@@ -325,6 +325,7 @@ var lintFamilyAnchor = map[string]string{
 	"upto":       "upto",
 	"extensions": "extensions",
 	"chain":      "chain-readiness-opt-in",
+	"origin":     "discovery-documents-origin-mode",
 }
 
 // helpURI is the documentation of a rule: a lint rule's section of

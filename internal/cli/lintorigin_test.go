@@ -1,0 +1,188 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// The listed terms of every fixture resource: cleanV2's two entries.
+const (
+	fixtureBasePayTo  = "0x209693Bc6afc0C5328bA36FaF03C514EF312287C"
+	fixtureOtherPayTo = "0x1111111111111111111111111111111111111111"
+)
+
+// originFixture is a loopback seller origin whose /.well-known/x402.json
+// lists five resources: /r1 and /r2 answer the listed terms, /r3 pays
+// another payTo on its Base entry, /r4 charges 20000 instead of the listed
+// 10000 on its Solana entry, and /r5 answers 200. /.well-known/x402 is 404.
+// It records the requests it gets.
+func originFixture(t *testing.T) (*httptest.Server, *[]string) {
+	t.Helper()
+	var mu sync.Mutex
+	var got []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		got = append(got, r.Method+" "+r.URL.Path)
+		mu.Unlock()
+		origin := "http://" + r.Host
+		switch r.URL.Path {
+		case "/.well-known/x402.json":
+			var items []string
+			for i := 1; i <= 5; i++ {
+				var doc map[string]any
+				json.Unmarshal([]byte(cleanV2), &doc)
+				acc, _ := json.Marshal(doc["accepts"])
+				items = append(items, fmt.Sprintf(`{"resource":{"url":"%s/r%d"},"type":"http","accepts":%s,"input":{"method":"GET","routeTemplate":"/r%d"}}`, origin, i, acc, i))
+			}
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, `{"x402Version":2,"lastUpdated":1781555511,"items":[`+strings.Join(items, ",")+`]}`)
+		case "/r1", "/r2", "/r3", "/r4":
+			doc := strings.ReplaceAll(cleanV2, "https://seller.example/api/paid", origin+r.URL.Path)
+			switch r.URL.Path {
+			case "/r3":
+				doc = strings.ReplaceAll(doc, fixtureBasePayTo, fixtureOtherPayTo)
+			case "/r4":
+				doc = strings.Replace(doc, `"amount":"10000"`, `"amount":"20000"`, 1)
+			}
+			w.Header().Set("Payment-Required", base64.StdEncoding.EncodeToString([]byte(doc)))
+			w.Header().Set("Cache-Control", "no-store")
+			w.WriteHeader(402)
+			io.WriteString(w, "{}")
+		case "/r5":
+			io.WriteString(w, "free")
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &got
+}
+
+// runOrigin runs lint --origin against a loopback origin with the real
+// target client and the fixed clock; the origin's address in the output is
+// replaced by http://origin.test so the goldens do not name a port.
+func runOrigin(t *testing.T, srvURL string, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	e := Env{Getenv: func(string) string { return "" }, Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb,
+		Now: func() time.Time { return fixedEnd }, IsTerminal: func(io.Writer) bool { return false }}
+	code := e.Run(context.Background(), append([]string{"lint", "--allow-private", "--origin", srvURL}, args...))
+	host := strings.TrimPrefix(srvURL, "http://")
+	norm := func(s string) string {
+		s = strings.ReplaceAll(s, srvURL, "http://origin.test")
+		return strings.ReplaceAll(s, host, "origin.test")
+	}
+	return norm(out.String()), norm(errb.String()), code
+}
+
+// TestLintOriginDoneWhen: the issue's fixture gives exactly its findings —
+// two drifts and one resource that is not a 402, nothing else — in every
+// format, pinned by golden files.
+func TestLintOriginDoneWhen(t *testing.T) {
+	srv, got := originFixture(t)
+	out, errOut, code := runOrigin(t, srv.URL, "--json")
+	if code != ExitUnexpected || errOut != "" {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	var rep struct {
+		Findings []struct {
+			Rule, Leg, Field string
+			Entry            *int
+		}
+		Resources []struct {
+			URL      string
+			Findings []struct{ Rule, Leg, Field string }
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	var all []string
+	for _, f := range rep.Findings {
+		all = append(all, f.Rule+"@"+f.Leg+":"+f.Field)
+	}
+	for _, r := range rep.Resources {
+		for _, f := range r.Findings {
+			all = append(all, strings.TrimPrefix(r.URL, "http://origin.test")+" "+f.Rule+"@"+f.Leg+":"+f.Field)
+		}
+	}
+	want := []string{
+		"listing_drift@manifest:items[2].accepts[1].payTo",
+		"listing_price_mismatch@manifest:items[3].accepts[0].amount",
+		"listed_not_402@manifest:items[4]",
+		"/r5 status_not_402@http:status",
+	}
+	if strings.Join(all, "\n") != strings.Join(want, "\n") {
+		t.Errorf("findings\n%s\nwant\n%s", strings.Join(all, "\n"), strings.Join(want, "\n"))
+	}
+	if len(rep.Resources) != 5 {
+		t.Errorf("%d resources linted", len(rep.Resources))
+	}
+	golden(t, "lint-origin.json", out)
+	for _, f := range []string{"text", "github", "sarif", "junit", "markdown"} {
+		out, _, code := runOrigin(t, srv.URL, "--format", f)
+		if code != ExitUnexpected {
+			t.Errorf("%s: exit %d", f, code)
+		}
+		if f == "sarif" {
+			// Fingerprints hash the endpoint URL, which names the fixture's port.
+			out = regexp.MustCompile(`("payabilityFinding/v2": "|"primaryLocationLineHash": ")[0-9a-f]+`).ReplaceAllString(out, "${1}<fingerprint>")
+		}
+		ext := map[string]string{"text": "txt", "github": "github.txt", "sarif": "sarif", "junit": "junit.xml", "markdown": "md"}[f]
+		golden(t, "lint-origin."+ext, out)
+	}
+	// Each run reads both well-known documents and the five resources once.
+	if n := len(*got); n != 6*7 {
+		t.Errorf("%d requests for six runs", n)
+	}
+}
+
+// TestLintOriginFormatsToFiles: several formats at once, each to its file,
+// carry the same findings.
+func TestLintOriginFormatsToFiles(t *testing.T) {
+	srv, _ := originFixture(t)
+	dir := t.TempDir()
+	sarif := filepath.Join(dir, "o.sarif")
+	_, _, code := runOrigin(t, srv.URL, "--format", "sarif="+sarif, "--format", "overall")
+	if code != ExitUnexpected {
+		t.Fatalf("exit %d", code)
+	}
+	b, err := os.ReadFile(sarif)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"listing_drift", "listing_price_mismatch", "listed_not_402", "status_not_402"} {
+		if !bytes.Contains(b, []byte(`"ruleId": "`+id+`"`)) {
+			t.Errorf("sarif lacks %s", id)
+		}
+	}
+}
+
+// TestLintOriginUsage: the origin flags' usage errors exit 2.
+func TestLintOriginUsage(t *testing.T) {
+	for _, args := range [][]string{
+		{"lint", "--openapi", "https://a.example/openapi.json"},
+		{"lint", "--origin", "https://a.example", "https://a.example/x"},
+		{"lint", "--origin", "https://a.example", "--method", "POST"},
+		{"lint", "--origin", "https://a.example/path"},
+		{"lint", "--origin", "ftp://a.example"},
+	} {
+		_, _, code := runCLI(t, &fakeFetcher{}, false, nil, args...)
+		if code != ExitRefused {
+			t.Errorf("%v: exit %d", args, code)
+		}
+	}
+}
