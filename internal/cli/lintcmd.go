@@ -33,7 +33,7 @@ const lintExitNote = `exit status:
 
 func runLint(ctx context.Context, e Env, args []string) int {
 	fs := newFlagSet(e, "lint",
-		"lint [--json] [--format FORMAT[=FILE]]... [--allow-private] [--method GET|POST] [--body JSON|@FILE] [--fail-on error|warn|never] [--solana-rpc URL] [--evm-rpc URL] (URL | --origin ORIGIN [--openapi URL])",
+		"lint [--json] [--format FORMAT[=FILE]]... [--allow-private] [--method GET|POST] [--body JSON|@FILE] [--fail-on error|warn|never] [--solana-rpc URL] [--evm-rpc URL] [--profile x402scan|bazaar] (URL | --origin ORIGIN [--openapi URL])",
 		"Grades one response of URL against the published rules x402-lint/v1 (payability criteria x402-lint): the v2 PAYMENT-REQUIRED header, the v1 JSON body, every accepts entry, HTTP hygiene and extensions; with an RPC URL, the chain accounts the entries name. With --origin, reads the origin's discovery documents (/.well-known/x402, /.well-known/x402.json, --openapi) and lints every resource they list, and the listings against the live 402s (docs/lint.md, Origin mode).",
 		lintExitNote)
 	out := addOutputFlags(fs, format.FailOnError)
@@ -44,12 +44,16 @@ func runLint(ctx context.Context, e Env, args []string) int {
 	evmRPC := fs.String("evm-rpc", "", "check the EVM EIP-712 domain through the JSON-RPC node at `URL` (opt-in)")
 	origin := fs.String("origin", "", "lint the whole service at `ORIGIN` (scheme://host[:port]): its discovery documents and every resource they list")
 	openAPI := fs.String("openapi", "", "with --origin, also read the OpenAPI document at `URL` (paid operations carry x-payment-info)")
+	profile := fs.String("profile", "", "also grade the acceptance rules of the directory `NAME`: x402scan or bazaar (docs/lint.md, Directory profiles); they never change conforms")
 	pos, err := parseFlags(e, fs, args)
 	if err != nil {
 		return usageExit(err)
 	}
+	if _, ok := lint.ProfileByName(*profile); *profile != "" && !ok {
+		return usageError(e, fs, "--profile must be x402scan or bazaar")
+	}
 	if *origin != "" || *openAPI != "" {
-		return runLintOrigin(ctx, e, fs, out, originFlags{origin: *origin, openAPI: *openAPI, allowPrivate: *allowPrivate,
+		return runLintOrigin(ctx, e, fs, out, originFlags{origin: *origin, openAPI: *openAPI, allowPrivate: *allowPrivate, profile: *profile,
 			other: len(pos) > 0 || *body != "" || *solanaRPC != "" || *evmRPC != "" || strings.ToUpper(*method) != http.MethodGet})
 	}
 	if len(pos) != 1 {
@@ -73,7 +77,7 @@ func runLint(ctx context.Context, e Env, args []string) int {
 		}
 		reqBody = b
 	}
-	runner := ops.Runner{Fetcher: e.fetcher(*allowPrivate), Now: e.now()}
+	runner := ops.Runner{Fetcher: e.fetcher(*allowPrivate), Now: e.now(), Profile: *profile}
 	if *solanaRPC != "" || *evmRPC != "" {
 		c, err := chain.New(chain.Options{SolanaRPC: *solanaRPC, EVMRPC: *evmRPC, AllowPrivate: *allowPrivate, UserAgent: buildinfo.UserAgent})
 		if err != nil {
@@ -178,6 +182,15 @@ func renderLint(w io.Writer, r ops.LintReport) error {
 					line(f)
 				}
 			}
+		}
+	}
+	if r.Profile != "" {
+		fmt.Fprintf(&b, "\nprofile %s (the directory's acceptance rules; conforms is x402-lint's alone)\n", r.Profile)
+		if len(r.ProfileFindings) == 0 {
+			b.WriteString("  accepted: no finding\n")
+		}
+		for _, f := range r.ProfileFindings {
+			line(f)
 		}
 	}
 	errs, warns := r.Counts()

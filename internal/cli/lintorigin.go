@@ -17,6 +17,7 @@ type originFlags struct {
 	origin, openAPI string
 	allowPrivate    bool
 	other           bool
+	profile         string
 }
 
 // runLintOrigin is `lint --origin`: one report for the origin, the document
@@ -31,7 +32,7 @@ func runLintOrigin(ctx context.Context, e Env, fs *flagSet, out *outputFlags, f 
 	if err := out.check("text"); err != nil {
 		return usageError(e, fs, "%v", err)
 	}
-	runner := ops.Runner{Fetcher: e.fetcher(f.allowPrivate), Now: e.now()}
+	runner := ops.Runner{Fetcher: e.fetcher(f.allowPrivate), Now: e.now(), Profile: f.profile}
 	rep, err := runner.LintOrigin(ctx, f.origin, f.openAPI)
 	if err == ops.ErrNotAnOrigin {
 		return usageError(e, fs, "--origin takes scheme://host[:port], no path, query or fragment")
@@ -40,6 +41,7 @@ func runLintOrigin(ctx context.Context, e Env, fs *flagSet, out *outputFlags, f 
 		return refusal(e, err)
 	}
 	run := formatRun(ops.OpLint, format.FromOriginReport(rep))
+	run.Rules = append(run.Rules, format.ProfileRules(f.profile)...)
 	code := out.writeAll(e, run,
 		func(w io.Writer, _ bool) error { return renderLintOrigin(w, rep) },
 		func(w io.Writer) error { return encodeJSON(w, rep) })

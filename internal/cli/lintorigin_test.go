@@ -16,6 +16,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/exchangerebel/payability/internal/capture"
 )
 
 // The listed terms of every fixture resource: cleanV2's two entries.
@@ -184,5 +186,67 @@ func TestLintOriginUsage(t *testing.T) {
 		if code != ExitRefused {
 			t.Errorf("%v: exit %d", args, code)
 		}
+	}
+}
+
+// withBazaar is cleanV2 with a bazaar extension whose info validates.
+func withBazaar(url string) string {
+	return strings.Replace(strings.ReplaceAll(cleanV2, "https://seller.example/api/paid", url), `"accepts":`,
+		`"extensions":{"bazaar":{"info":{"input":{"type":"http","method":"GET"}},"schema":{"type":"object","required":["input"]}}},"accepts":`, 1)
+}
+
+// TestLintProfileX402scan: --profile x402scan flags an http resource and a
+// missing input schema, and nothing on a compliant one; without the flag
+// the same challenge exits 0 and the x402-lint verdict is the same.
+func TestLintProfileX402scan(t *testing.T) {
+	const httpURL = "http://seller.example/api/paid"
+	plain := capture.Capture{Outcome: capture.OK, Status: 402, Header: v2Header(strings.ReplaceAll(cleanV2, "https://seller.example/api/paid", httpURL)), Body: []byte("{}")}
+	compliant := capture.Capture{Outcome: capture.OK, Status: 402, Header: v2Header(withBazaar(lintURL)), Body: []byte("{}")}
+	type rep struct {
+		Conforms        bool
+		Profile         string
+		ProfileFindings []struct{ Rule, Field string } `json:"profile_findings"`
+	}
+	run := func(c capture.Capture, url string, args ...string) (rep, int, string) {
+		out, errOut, code := runCLI(t, &fakeFetcher{get: []capture.Capture{c}}, false, nil, append(append([]string{"lint", "--json"}, args...), url)...)
+		var r rep
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatalf("%v: %s %s", err, out, errOut)
+		}
+		return r, code, out
+	}
+	r, code, _ := run(plain, httpURL, "--profile", "x402scan")
+	var got []string
+	for _, f := range r.ProfileFindings {
+		got = append(got, f.Rule+":"+f.Field)
+	}
+	if !r.Conforms || code != ExitUnexpected || r.Profile != "x402scan" ||
+		strings.Join(got, " ") != "x402scan_https_required:url x402scan_input_schema_missing:extensions.bazaar.info.input" {
+		t.Errorf("http, no schema: conforms %v exit %d findings %v", r.Conforms, code, got)
+	}
+	without, code, out := run(plain, httpURL)
+	if !without.Conforms || code != ExitOK || strings.Contains(out, "profile") {
+		t.Errorf("without the flag: conforms %v exit %d\n%s", without.Conforms, code, out)
+	}
+	r, code, _ = run(compliant, lintURL, "--profile", "x402scan")
+	if !r.Conforms || code != ExitOK || len(r.ProfileFindings) != 0 || r.Profile != "x402scan" {
+		t.Errorf("compliant: %+v exit %d", r, code)
+	}
+	r, code, _ = run(compliant, lintURL, "--profile", "bazaar")
+	if code != ExitOK || len(r.ProfileFindings) != 0 {
+		t.Errorf("bazaar compliant: %+v exit %d", r, code)
+	}
+	// Text and SARIF carry the profile's findings under their own rule ids.
+	f := &fakeFetcher{get: []capture.Capture{plain}}
+	text, _, _ := runCLI(t, f, false, nil, "lint", "--profile", "x402scan", httpURL)
+	golden(t, "lint-profile-x402scan.txt", text)
+	sarif, _, _ := runCLI(t, f, false, nil, "lint", "--profile", "x402scan", "--format", "sarif", httpURL)
+	for _, id := range []string{`"ruleId": "x402scan_https_required"`, `"ruleId": "x402scan_input_schema_missing"`, `"id": "x402scan_network_unsupported"`} {
+		if !strings.Contains(sarif, id) {
+			t.Errorf("sarif lacks %s", id)
+		}
+	}
+	if _, _, code := runCLI(t, f, false, nil, "lint", "--profile", "nope", httpURL); code != ExitRefused {
+		t.Errorf("unknown profile: exit %d", code)
 	}
 }

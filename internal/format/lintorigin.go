@@ -35,7 +35,53 @@ func FromOriginReport(r ops.OriginReport) []Result {
 	resRules := lintRulesOf(false)
 	for _, res := range r.Resources {
 		lr := res.LintReport
-		out = append(out, FromLint(lr.URL, lint.Result{Status: lr.Status, Dialect: lr.Dialect, Entries: lr.Entries, Findings: lr.Findings, Conforms: lr.Conforms}, resRules))
+		r := FromLint(lr.URL, lint.Result{Status: lr.Status, Dialect: lr.Dialect, Entries: lr.Entries, Findings: lr.Findings, Conforms: lr.Conforms}, resRules)
+		out = append(out, withProfile(r, lr.Profile, lr.ProfileFindings))
 	}
 	return out
+}
+
+// ProfileRules are the rules of the named directory profile (none for "").
+func ProfileRules(name string) []Rule {
+	p, _ := lint.ProfileByName(name)
+	out := make([]Rule, 0, len(p.Rules))
+	for _, r := range p.Rules {
+		out = append(out, Rule{ID: r.ID, Level: LintLevel(r.Severity), Description: r.Checks})
+	}
+	return out
+}
+
+// withProfile adds a profile's rules as cases of res, its findings on them
+// (field: the leg, a colon and the path, as lint's). The outcome (x402-lint's
+// conforms) is unchanged; the overall counts the profile's findings, since
+// the profile was asked for.
+func withProfile(res Result, name string, fs []lint.Finding) Result {
+	if name == "" {
+		return res
+	}
+	at := map[string]int{}
+	for _, r := range ProfileRules(name) {
+		at[r.ID] = len(res.Cases)
+		res.Cases = append(res.Cases, Case{Name: r.ID})
+	}
+	for _, f := range fs {
+		i, ok := at[f.Rule]
+		if !ok {
+			continue
+		}
+		res.Cases[i].Findings = append(res.Cases[i].Findings, Finding{Rule: f.Rule, Level: LintLevel(f.Severity), Field: string(f.Leg) + ":" + f.Field, Message: f.Message, Leg: string(f.Leg), Entry: f.Entry})
+	}
+	return res
+}
+
+// isProfileRule reports whether id is a rule of a directory profile.
+func isProfileRule(id string) bool {
+	for _, p := range lint.Profiles().Profiles {
+		for _, r := range p.Rules {
+			if r.ID == id {
+				return true
+			}
+		}
+	}
+	return false
 }

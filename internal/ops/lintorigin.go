@@ -82,6 +82,9 @@ func NormalOrigin(raw string) (string, error) {
 // address guard, fetch limits). The only errors are a policy refusal of the
 // origin or of openAPI, and ErrNotAnOrigin.
 func (r Runner) LintOrigin(ctx context.Context, origin, openAPI string) (OriginReport, error) {
+	if _, ok := lint.ProfileByName(r.Profile); r.Profile != "" && !ok {
+		return OriginReport{}, ErrUnknownProfile
+	}
 	o, err := NormalOrigin(origin)
 	if err != nil {
 		return OriginReport{}, err
@@ -120,15 +123,18 @@ func (r Runner) LintOrigin(ctx context.Context, origin, openAPI string) (OriginR
 		Documents: res.Documents, Findings: res.Findings, Resources: []OriginResource{},
 		Conforms: res.Conforms, CheckedAt: criteria.Timestamp(end),
 	}
-	for _, rr := range res.Resources {
-		rep.Resources = append(rep.Resources, OriginResource{
-			LintReport: LintReport{
-				Op: OpLint, Rules: rep.Rules, URL: rr.URL, Method: rr.Method,
-				Status: rr.Result.Status, Dialect: rr.Result.Dialect, Entries: rr.Result.Entries,
-				Findings: rr.Result.Findings, Conforms: rr.Result.Conforms, CheckedAt: rep.CheckedAt,
-			},
-			Listed: rr.Listed,
-		})
+	for i, rr := range res.Resources {
+		lr := LintReport{
+			Op: OpLint, Rules: rep.Rules, URL: rr.URL, Method: rr.Method,
+			Status: rr.Result.Status, Dialect: rr.Result.Dialect, Entries: rr.Result.Entries,
+			Findings: rr.Result.Findings, Conforms: rr.Result.Conforms, CheckedAt: rep.CheckedAt,
+		}
+		// Resources are in the plan's target order, as live is.
+		in := lint.Input{URL: rr.URL, Method: rr.Method, Capture: live[i].Capture, Now: end}
+		if err := r.applyProfile(&lr, in, rr.Result); err != nil {
+			return OriginReport{}, err
+		}
+		rep.Resources = append(rep.Resources, OriginResource{LintReport: lr, Listed: rr.Listed})
 	}
 	return rep, nil
 }
