@@ -250,3 +250,60 @@ func TestLintProfileX402scan(t *testing.T) {
 		t.Errorf("unknown profile: exit %d", code)
 	}
 }
+
+// TestScanLintOrigin: scan --op lint --origin lints every origin of its
+// input as lint --origin does, one record per origin; an entry that is not
+// an origin is refused (not_an_origin); the machine formats carry the
+// resources' findings under the origin, the field prefixed by the path.
+func TestScanLintOrigin(t *testing.T) {
+	srv, _ := originFixture(t)
+	in := filepath.Join(t.TempDir(), "origins.txt")
+	os.WriteFile(in, []byte(srv.URL+"\n"+srv.URL+"/not-an-origin\n"), 0o644)
+	gh := filepath.Join(t.TempDir(), "gh.txt")
+	var out, errb bytes.Buffer
+	e := Env{Getenv: func(string) string { return "" }, Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb,
+		Now: func() time.Time { return fixedEnd }, IsTerminal: func(io.Writer) bool { return false }}
+	code := e.Run(context.Background(), []string{"scan", "--op", "lint", "--origin", "--allow-private", "--quiet", "--fail-on", "error", "--format", "github=" + gh, in})
+	if code != ExitUnexpected {
+		t.Fatalf("exit %d\n%s\n%s", code, out.String(), errb.String())
+	}
+	var origins, refused int
+	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		var rec struct {
+			Refused *struct{ Rule string }
+			Report  *struct {
+				Mode      string
+				Findings  []struct{ Rule string }
+				Resources []json.RawMessage
+			}
+		}
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case rec.Report != nil:
+			origins++
+			if rec.Report.Mode != "origin" || len(rec.Report.Findings) != 3 || len(rec.Report.Resources) != 5 {
+				t.Errorf("record %s", line)
+			}
+		case rec.Refused != nil:
+			refused++
+			if rec.Refused.Rule != "not_an_origin" {
+				t.Errorf("refusal %s", line)
+			}
+		}
+	}
+	if origins != 1 || refused != 1 {
+		t.Errorf("%d origins, %d refused\n%s", origins, refused, out.String())
+	}
+	b, _ := os.ReadFile(gh)
+	for _, s := range []string{"listing_drift", "listing_price_mismatch", "listed_not_402", "/r5 http:status"} {
+		if !strings.Contains(string(b), s) {
+			t.Errorf("github output lacks %s:\n%s", s, b)
+		}
+	}
+	_, _, code = runCLI(t, &fakeFetcher{}, false, nil, "scan", "--op", "check", "--origin", in)
+	if code != ExitRefused {
+		t.Errorf("--origin with --op check: exit %d", code)
+	}
+}

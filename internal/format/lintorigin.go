@@ -1,6 +1,8 @@
 package format
 
 import (
+	"strings"
+
 	"github.com/exchangerebel/payability/internal/lint"
 	"github.com/exchangerebel/payability/internal/ops"
 )
@@ -84,4 +86,37 @@ func isProfileRule(id string) bool {
 		}
 	}
 	return false
+}
+
+// FromOriginScan maps an origin report to one result, as a scan entry (one
+// origin) renders: the document rules' cases with the document findings,
+// then each resource's findings on its rule's case, the field prefixed by
+// the resource's path on the origin. The outcome is the origin's conforms.
+func FromOriginScan(r ops.OriginReport) Result {
+	rs := FromOriginReport(r)
+	out := rs[0]
+	out.Outcome = "conforms: no"
+	if r.Conforms {
+		out.Outcome = "conforms: yes"
+	}
+	at := map[string]int{}
+	for i, c := range out.Cases {
+		at[c.Name] = i
+	}
+	for k, res := range rs[1:] {
+		prefix := strings.TrimPrefix(r.Resources[k].URL, r.Origin)
+		for _, c := range res.Cases {
+			for _, f := range c.Findings {
+				i, ok := at[c.Name]
+				if !ok {
+					i = len(out.Cases)
+					at[c.Name] = i
+					out.Cases = append(out.Cases, Case{Name: c.Name})
+				}
+				f.Field = prefix + " " + f.Field
+				out.Cases[i].Findings = append(out.Cases[i].Findings, f)
+			}
+		}
+	}
+	return out
 }
