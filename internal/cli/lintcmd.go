@@ -194,7 +194,11 @@ func renderLint(w io.Writer, r ops.LintReport) error {
 		}
 	}
 	errs, warns := r.Counts()
-	fmt.Fprintf(&b, "\nX402 LINT — conforms: %s — %d errors, %d warnings — %s\n", yesNo(r.Conforms), errs, warns, r.CheckedAt)
+	prof := ""
+	if r.Profile != "" {
+		prof = fmt.Sprintf(" — profile %s: %d findings", r.Profile, len(r.ProfileFindings))
+	}
+	fmt.Fprintf(&b, "\nX402 LINT — conforms: %s — %d errors, %d warnings%s — %s\n", yesNo(r.Conforms), errs, warns, prof, r.CheckedAt)
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -307,3 +307,43 @@ func TestScanLintOrigin(t *testing.T) {
 		t.Errorf("--origin with --op check: exit %d", code)
 	}
 }
+
+// TestLintOriginProfile: with --profile, each listed resource that answers
+// 402 gets the directory's findings (the fixture's challenges declare no
+// bazaar extension; its loopback http is allowed by x402scan), /r5 none, and
+// the document findings are unchanged.
+func TestLintOriginProfile(t *testing.T) {
+	srv, _ := originFixture(t)
+	out, _, code := runOrigin(t, srv.URL, "--json", "--profile", "x402scan")
+	if code != ExitUnexpected {
+		t.Fatalf("exit %d", code)
+	}
+	var rep struct {
+		Findings  []struct{ Rule string }
+		Resources []struct {
+			URL             string
+			Conforms        bool
+			Profile         string
+			ProfileFindings []struct{ Rule, Field string } `json:"profile_findings"`
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Findings) != 3 || len(rep.Resources) != 5 {
+		t.Fatalf("report %s", out)
+	}
+	for _, r := range rep.Resources {
+		want := "x402scan_input_schema_missing:extensions.bazaar.info.input"
+		if strings.HasSuffix(r.URL, "/r5") {
+			want = ""
+		}
+		var got []string
+		for _, f := range r.ProfileFindings {
+			got = append(got, f.Rule+":"+f.Field)
+		}
+		if strings.Join(got, " ") != want || r.Profile != "x402scan" {
+			t.Errorf("%s: %v", r.URL, got)
+		}
+	}
+}
