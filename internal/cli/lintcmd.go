@@ -33,7 +33,7 @@ const lintExitNote = `exit status:
 
 func runLint(ctx context.Context, e Env, args []string) int {
 	fs := newFlagSet(e, "lint",
-		"lint [--json] [--format FORMAT[=FILE]]... [--allow-private] [--method GET|POST] [--body JSON|@FILE] [--fail-on error|warn|never] [--solana-rpc URL] [--evm-rpc URL] URL",
+		"lint [--json] [--format FORMAT[=FILE]]... [--allow-private] [--method GET|POST] [--body JSON|@FILE] [--fail-on error|warn|never] [--config FILE] [--write-baseline FILE] [--solana-rpc URL] [--evm-rpc URL] URL",
 		"Grades one response of URL against the published rules x402-lint/v1 (payability criteria x402-lint): the v2 PAYMENT-REQUIRED header, the v1 JSON body, every accepts entry, HTTP hygiene and extensions; with an RPC URL, the chain accounts the entries name.",
 		lintExitNote)
 	out := addOutputFlags(fs, format.FailOnError)
@@ -42,6 +42,7 @@ func runLint(ctx context.Context, e Env, args []string) int {
 	body := fs.String("body", "", "the POST body: `JSON` text, or @FILE to read it from a file (default {})")
 	solanaRPC := fs.String("solana-rpc", "", "check Solana chain readiness through the JSON-RPC node at `URL` (opt-in)")
 	evmRPC := fs.String("evm-rpc", "", "check the EVM EIP-712 domain through the JSON-RPC node at `URL` (opt-in)")
+	sup := addSuppressFlags(fs)
 	pos, err := parseFlags(e, fs, args)
 	if err != nil {
 		return usageExit(err)
@@ -67,6 +68,9 @@ func runLint(ctx context.Context, e Env, args []string) int {
 		}
 		reqBody = b
 	}
+	if err := sup.load(e); err != nil {
+		return usageError(e, fs, "%v", err)
+	}
 	runner := ops.Runner{Fetcher: e.fetcher(*allowPrivate), Now: e.now()}
 	if *solanaRPC != "" || *evmRPC != "" {
 		c, err := chain.New(chain.Options{SolanaRPC: *solanaRPC, EVMRPC: *evmRPC, AllowPrivate: *allowPrivate, UserAgent: buildinfo.UserAgent})
@@ -79,15 +83,21 @@ func runLint(ctx context.Context, e Env, args []string) int {
 	if err != nil {
 		return refusal(e, err)
 	}
-	if code := out.writeReport(e, rep); code != ExitOK {
+	res := []format.Result{format.FromReport(rep)}
+	if err := sup.apply(res); err != nil {
+		fmt.Fprintf(e.Stderr, "payability: %v\n", err)
+		return ExitInternal
+	}
+	if code := out.writeLintReport(e, rep, res[0], sup); code != ExitOK {
 		return code
 	}
 	if !*allowPrivate && nonPublicLiteral(pos[0]) && rep.Status == 0 {
 		fmt.Fprintln(e.Stderr, "payability: note: the address guard refuses loopback and private addresses; use --allow-private to lint a staging endpoint")
 	}
 	// A finding at or above --fail-on: the overall counts errors and
-	// warnings only, as lint's exit status always did (info never counts).
-	if out.tripped(e, format.FromReport(rep).Overall()) {
+	// warnings only, as lint's exit status always did (info never counts),
+	// and no suppressed finding.
+	if out.tripped(e, res[0].Overall()) {
 		return ExitUnexpected
 	}
 	return ExitOK
@@ -120,6 +130,13 @@ func lintBody(arg string) ([]byte, error) {
 // renderLint prints a lint report as text: the request, then the findings
 // grouped by the response, each leg, and each entry, then the bottom line.
 func renderLint(w io.Writer, r ops.LintReport) error {
+	return renderLintMarked(w, r, nil, format.FromLintReport(r), nil)
+}
+
+// renderLintMarked is renderLint with the suppressions: marks[i] is the
+// suppression of r.Findings[i] (nil when none), res the marked result (its
+// counts leave the suppressed findings out), notes the suppressions' lines.
+func renderLintMarked(w io.Writer, r ops.LintReport, marks []*format.Suppression, res format.Result, notes []string) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "x402 lint of %s (%s)\n", r.URL, r.Method)
 	if r.Status != 0 {
@@ -129,22 +146,30 @@ func renderLint(w io.Writer, r ops.LintReport) error {
 	}
 	fmt.Fprintf(&b, "; v2 header: %s; v1 body: %s\n", yesNo(r.Dialect.V2Header), yesNo(r.Dialect.V1Body))
 	fmt.Fprintf(&b, "rules %s revision %s, corpus sha256 %s\n", r.Rules.ID, r.Rules.Revision, r.Rules.CorpusSHA256)
-	line := func(f lint.Finding) {
-		fmt.Fprintf(&b, "  %-5s  %s: %s\n", f.Severity, f.Field, f.Message)
-	}
-	group := func(title string, keep func(lint.Finding) bool) {
-		var fs []lint.Finding
-		for _, f := range r.Findings {
-			if keep(f) {
-				fs = append(fs, f)
+	line := func(i int) {
+		f := r.Findings[i]
+		mark := ""
+		if i < len(marks) && marks[i] != nil {
+			mark = "  [suppressed: " + marks[i].Reason + "]"
+			if marks[i].Until != "" {
+				mark = "  [suppressed until " + marks[i].Until + ": " + marks[i].Reason + "]"
 			}
 		}
-		if len(fs) == 0 {
+		fmt.Fprintf(&b, "  %-5s  %s: %s%s\n", f.Severity, f.Field, f.Message, mark)
+	}
+	group := func(title string, keep func(lint.Finding) bool) {
+		var at []int
+		for i, f := range r.Findings {
+			if keep(f) {
+				at = append(at, i)
+			}
+		}
+		if len(at) == 0 {
 			return
 		}
 		fmt.Fprintf(&b, "\n%s\n", title)
-		for _, f := range fs {
-			line(f)
+		for _, i := range at {
+			line(i)
 		}
 	}
 	group("response", func(f lint.Finding) bool { return f.Leg == lint.LegHTTP })
@@ -167,15 +192,22 @@ func renderLint(w io.Writer, r ops.LintReport) error {
 			}
 			fmt.Fprintf(&b, "\n%s entry %d: x402Version %d, %s on %s — %d errors, %d warnings\n",
 				name, s.Index, s.X402Version, scheme, network, s.Errors, s.Warnings)
-			for _, f := range r.Findings {
+			for i, f := range r.Findings {
 				if f.Leg == leg && f.Entry != nil && *f.Entry == s.Index {
-					line(f)
+					line(i)
 				}
 			}
 		}
 	}
-	errs, warns := r.Counts()
-	fmt.Fprintf(&b, "\nX402 LINT — conforms: %s — %d errors, %d warnings — %s\n", yesNo(r.Conforms), errs, warns, r.CheckedAt)
+	errs, warns, _ := res.Counts()
+	suppressed := ""
+	if n := res.Suppressed(); n > 0 {
+		suppressed = fmt.Sprintf(" — %d suppressed", n)
+	}
+	if len(notes) > 0 {
+		b.WriteString("\n" + strings.Join(notes, "\n") + "\n")
+	}
+	fmt.Fprintf(&b, "\nX402 LINT — conforms: %s — %d errors, %d warnings%s — %s\n", yesNo(r.Conforms), errs, warns, suppressed, r.CheckedAt)
 	_, err := io.WriteString(w, b.String())
 	return err
 }
