@@ -33,7 +33,7 @@ const lintExitNote = `exit status:
 
 func runLint(ctx context.Context, e Env, args []string) int {
 	fs := newFlagSet(e, "lint",
-		"lint [--json] [--format FORMAT[=FILE]]... [--allow-private] [--method GET|POST] [--body JSON|@FILE] [--fail-on error|warn|never] [--config FILE] [--write-baseline FILE] [--solana-rpc URL] [--evm-rpc URL] URL",
+		"lint [--json] [--format FORMAT[=FILE]]... [--allow-private] [--method GET|POST] [--body JSON|@FILE] [--fail-on error|warn|never] [--config FILE] [--write-baseline FILE] [--solana-rpc URL] [--evm-rpc URL] URL | --mcp URL",
 		"Grades one response of URL against the published rules x402-lint/v1 (payability criteria x402-lint): the v2 PAYMENT-REQUIRED header, the v1 JSON body, every accepts entry, HTTP hygiene and extensions; with an RPC URL, the chain accounts the entries name.",
 		lintExitNote)
 	out := addOutputFlags(fs, format.FailOnError)
@@ -42,10 +42,17 @@ func runLint(ctx context.Context, e Env, args []string) int {
 	body := fs.String("body", "", "the POST body: `JSON` text, or @FILE to read it from a file (default {})")
 	solanaRPC := fs.String("solana-rpc", "", "check Solana chain readiness through the JSON-RPC node at `URL` (opt-in)")
 	evmRPC := fs.String("evm-rpc", "", "check the EVM EIP-712 domain through the JSON-RPC node at `URL` (opt-in)")
+	mcpURL := fs.String("mcp", "", "lint the paid tools of the MCP server at `URL` (streamable HTTP): list the tools, call each once without payment, lint each x402 payment requirement (docs/lint.md)")
 	sup := addSuppressFlags(fs)
 	pos, err := parseFlags(e, fs, args)
 	if err != nil {
 		return usageExit(err)
+	}
+	if *mcpURL != "" {
+		if len(pos) != 0 || *body != "" || *solanaRPC != "" || *evmRPC != "" || strings.ToUpper(*method) != http.MethodGet {
+			return usageError(e, fs, "--mcp takes no URL, --method, --body or RPC flag")
+		}
+		return runLintMCP(ctx, e, fs, *mcpURL, *allowPrivate, out, sup)
 	}
 	if len(pos) != 1 {
 		return usageError(e, fs, "give exactly one URL")

@@ -317,6 +317,8 @@ func fallbackDescription(id string) string {
 		return "The URL policy refused the entry; no request was sent."
 	case strings.HasPrefix(id, "error/"):
 		return "The entry produced no verdict (interrupted or an internal error)."
+	case mcpRuleText[id] != "":
+		return mcpRuleText[id]
 	}
 	return "A rule this build of payability does not describe."
 }
