@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"strconv"
 	"time"
 
 	"github.com/exchangerebel/payability/internal/capture"
@@ -28,16 +29,22 @@ var mcpOnlyHTTP = map[string]bool{ruleCacheControl: true, ruleCORSExposeHeaders:
 // resource.url of the mcp scheme (the transport's own example,
 // mcp://tool/NAME) is a valid resource URL. Pure, as Lint.
 func LintMCP(doc []byte, now time.Time) Result {
-	c := capture.Capture{Outcome: capture.OK, Status: 402,
-		Header: capture.Header{http.CanonicalHeaderKey(x402.HeaderName): {base64.StdEncoding.EncodeToString(doc)}}}
+	c := capture.Capture{Outcome: capture.OK, Status: 402}
+	mcpFields := mcpResourceFields(doc)
+	if mcpFields["x402Version=1"] {
+		// A v1 document (what MCP servers of the x402 v1 era send) is
+		// graded as v1, the way a v1 body is.
+		c.Body = doc
+	} else {
+		c.Header = capture.Header{http.CanonicalHeaderKey(x402.HeaderName): {base64.StdEncoding.EncodeToString(doc)}}
+	}
 	res := Lint(Input{Method: "CALL", Capture: c, Now: now})
-	mcpResource := mcpResourceURL(doc)
 	kept := []Finding{}
 	for _, f := range res.Findings {
-		if mcpOnlyHTTP[f.Rule] || (f.Rule == ruleResourceURLInvalid && f.Field == "resource.url" && mcpResource) {
+		if mcpOnlyHTTP[f.Rule] || (f.Rule == ruleResourceURLInvalid && mcpFields[f.Field]) {
 			continue
 		}
-		if f.Leg == LegHeader {
+		if f.Leg == LegHeader || f.Leg == LegBody {
 			f.Leg = LegMCP
 		}
 		kept = append(kept, f)
@@ -50,7 +57,7 @@ func LintMCP(doc []byte, now time.Time) Result {
 		}
 	}
 	for i := range res.Entries {
-		if res.Entries[i].Leg == LegHeader {
+		if res.Entries[i].Leg == LegHeader || res.Entries[i].Leg == LegBody {
 			res.Entries[i].Leg = LegMCP
 		}
 	}
@@ -58,17 +65,39 @@ func LintMCP(doc []byte, now time.Time) Result {
 	return res
 }
 
-// mcpResourceURL reports whether doc's resource.url is an absolute URL of
-// the mcp scheme.
-func mcpResourceURL(doc []byte) bool {
+// mcpResourceFields returns the resource fields of doc whose value is an
+// absolute URL of the mcp scheme (resource.url in v2, accepts[i].resource
+// in v1), and "x402Version=1" when doc declares version 1.
+func mcpResourceFields(doc []byte) map[string]bool {
 	var d struct {
+		Version  json.Number `json:"x402Version"`
 		Resource struct {
 			URL string `json:"url"`
 		} `json:"resource"`
+		Accepts []struct {
+			Resource string `json:"resource"`
+		} `json:"accepts"`
 	}
+	out := map[string]bool{}
 	if json.Unmarshal(doc, &d) != nil {
-		return false
+		// A field of another type: read what can be read, one by one.
+		var loose map[string]json.RawMessage
+		if json.Unmarshal(doc, &loose) != nil {
+			return out
+		}
+		_ = json.Unmarshal(loose["x402Version"], &d.Version)
+		_ = json.Unmarshal(loose["resource"], &d.Resource)
+		_ = json.Unmarshal(loose["accepts"], &d.Accepts)
 	}
-	u, err := url.Parse(d.Resource.URL)
+	out["x402Version=1"] = d.Version == "1"
+	out["resource.url"] = isMCPURL(d.Resource.URL)
+	for i, a := range d.Accepts {
+		out["accepts["+strconv.Itoa(i)+"].resource"] = isMCPURL(a.Resource)
+	}
+	return out
+}
+
+func isMCPURL(s string) bool {
+	u, err := url.Parse(s)
 	return err == nil && u.Scheme == "mcp" && (u.Host != "" || u.Opaque != "")
 }
