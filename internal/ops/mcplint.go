@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"reflect"
-	"regexp"
 	"strconv"
 	"time"
 
@@ -83,7 +82,19 @@ type MCPLintReport struct {
 	CheckedAt string    `json:"checked_at"`
 }
 
-var toolName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
+// isToolName reports whether s is 1 to 128 of the MCP spec's tool-name
+// characters (A-Z a-z 0-9 _ - .).
+func isToolName(s string) bool {
+	if s == "" || len(s) > 128 {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' || r == '.') {
+			return false
+		}
+	}
+	return true
+}
 
 // Label names tool i of a report: its name, or tool[i].
 func (t MCPTool) Label() string {
@@ -139,7 +150,7 @@ func (r Runner) LintMCP(ctx context.Context, url string, hc *http.Client) (MCPLi
 	end := r.now()
 	for i, t := range tools {
 		mt := MCPTool{Index: i, Outcome: MCPCallFailed}
-		if toolName.MatchString(t.Name) {
+		if isToolName(t.Name) {
 			mt.Name = t.Name
 		}
 		if c := calls[i]; c.err == nil {

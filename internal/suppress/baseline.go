@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/exchangerebel/payability/internal/format"
 )
@@ -44,11 +44,14 @@ type Baseline struct {
 // Len is the number of findings the baseline holds.
 func (b *Baseline) Len() int { return len(b.fps) }
 
-var baselineShape = object(map[string]*shape{
-	"version": str,
-	"findings": array(object(map[string]*shape{
-		"rule": str, "url": str, "leg": str, "entry": index, "field": str, "fingerprint": str,
-	})),
+// baselineShape is built on first use (nothing is allocated at start-up).
+var baselineShape = sync.OnceValue(func() *shape {
+	return object(map[string]*shape{
+		"version": str,
+		"findings": array(object(map[string]*shape{
+			"rule": str, "url": str, "leg": str, "entry": index, "field": str, "fingerprint": str,
+		})),
+	})
 })
 
 type baselineDoc struct {
@@ -56,7 +59,18 @@ type baselineDoc struct {
 	Findings []BaselineEntry `json:"findings"`
 }
 
-var hex64 = regexp.MustCompile(`^[0-9a-f]{64}$`)
+// isHex64 reports whether s is 64 lowercase hex digits.
+func isHex64(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	for i := range len(s) {
+		if !(s[i] >= '0' && s[i] <= '9' || s[i] >= 'a' && s[i] <= 'f') {
+			return false
+		}
+	}
+	return true
+}
 
 // ParseBaseline parses a baseline file strictly (as ParseConfig does): each
 // entry's fingerprint must be the one its rule, url, leg, entry and field
@@ -65,7 +79,7 @@ func ParseBaseline(data []byte) (*Baseline, error) {
 	if len(data) > MaxBaselineBytes {
 		return nil, &Error{Reason: fmt.Sprintf("file is over %d bytes", MaxBaselineBytes)}
 	}
-	pos, err := walk(data, baselineShape)
+	pos, err := walk(data, baselineShape())
 	if err != nil {
 		return nil, err
 	}
@@ -86,7 +100,7 @@ func ParseBaseline(data []byte) (*Baseline, error) {
 		switch {
 		case !token(e.Rule, MaxRule):
 			return nil, v.fail(at+".rule", fmt.Sprintf("want a rule id: 1 to %d printable characters, no blanks", MaxRule))
-		case !hex64.MatchString(e.Fingerprint):
+		case !isHex64(e.Fingerprint):
 			return nil, v.fail(at+".fingerprint", "want 64 lowercase hex digits")
 		case format.Fingerprint(e.URL, e.finding()) != e.Fingerprint:
 			return nil, v.fail(at+".fingerprint", "is not the fingerprint of the entry's rule, url, leg, entry and field")

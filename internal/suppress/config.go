@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -58,11 +59,14 @@ type Ignore struct {
 	until  time.Time
 }
 
-var configShape = object(map[string]*shape{
-	"ignore": array(object(map[string]*shape{
-		"rule": str, "url": str, "field": str, "reason": str, "until": str,
-	})),
-	"baseline": str,
+// configShape is built on first use (nothing is allocated at start-up).
+var configShape = sync.OnceValue(func() *shape {
+	return object(map[string]*shape{
+		"ignore": array(object(map[string]*shape{
+			"rule": str, "url": str, "field": str, "reason": str, "until": str,
+		})),
+		"baseline": str,
+	})
 })
 
 type rawConfig struct {
@@ -84,7 +88,7 @@ func ParseConfig(data []byte) (*Config, error) {
 	if len(data) > MaxConfigBytes {
 		return nil, &Error{Reason: fmt.Sprintf("file is over %d bytes", MaxConfigBytes)}
 	}
-	pos, err := walk(data, configShape)
+	pos, err := walk(data, configShape())
 	if err != nil {
 		return nil, err
 	}
