@@ -53,3 +53,11 @@ func TestSummaryBackfill(t *testing.T) {
 		}
 	})
 }
+
+var _ store.EndpointCatalog = (*postgres.Store)(nil)
+
+func TestEndpointsConformance(t *testing.T) {
+	storetest.RunEndpoints(t, func(t *testing.T) storetest.Catalog {
+		return openClosed(t, newSchema(t))
+	})
+}

@@ -52,3 +52,11 @@ func TestSummaryBackfill(t *testing.T) {
 		}
 	})
 }
+
+var _ store.EndpointCatalog = (*sqlite.Store)(nil)
+
+func TestEndpointsConformance(t *testing.T) {
+	storetest.RunEndpoints(t, func(t *testing.T) storetest.Catalog {
+		return openClosed(t, filepath.Join(t.TempDir(), "payability.db"))
+	})
+}

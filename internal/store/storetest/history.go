@@ -386,12 +386,16 @@ func testHistoryDailyPrune(t *testing.T, h store.History) {
 	}
 }
 
-// SummaryRollbackSQL undoes migration 0007 (the summary) on a database, so
-// that opening a store again applies it to the history already there.
+// SummaryRollbackSQL undoes migration 0007 (the summary) and the ones after
+// it (0010, the endpoints) on a database, so that opening a store again
+// applies them to the history already there.
 var SummaryRollbackSQL = []string{
 	`DROP TABLE observation_days`,
 	`DROP TABLE observation_runs`,
-	`DELETE FROM schema_migrations WHERE version = 7`,
+	`DROP TABLE endpoints`,
+	`DROP TABLE endpoint_sources`,
+	`DROP TABLE endpoint_version`,
+	`DELETE FROM schema_migrations WHERE version >= 7`,
 }
 
 // RunSummaryBackfill: the summary the migration backfills from an existing

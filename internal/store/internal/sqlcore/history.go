@@ -80,15 +80,19 @@ func (s *Store) AddObservation(ctx context.Context, o store.Observation) (bool, 
 		var slot, was int64
 		switch err := q.QueryRow(ctx, runSQL, o.Endpoint, o.Op).Scan(&slot, &was); {
 		case errors.Is(err, ErrNoRows):
-			_, err = q.Exec(ctx, addRunSQL, o.Endpoint, o.Op, o.Slot, passing)
-			return err
+			if _, err = q.Exec(ctx, addRunSQL, o.Endpoint, o.Op, o.Slot, passing); err != nil {
+				return err
+			}
 		case err != nil:
 			return err
 		case o.Slot > slot:
-			_, err = q.Exec(ctx, updateRunSQL, o.Endpoint, o.Op, o.Slot, passing)
-			return err
+			if _, err = q.Exec(ctx, updateRunSQL, o.Endpoint, o.Op, o.Slot, passing); err != nil {
+				return err
+			}
+		default:
+			return nil
 		}
-		return nil
+		return observedEndpoint(ctx, q, o)
 	})
 	return added, err
 }
