@@ -43,15 +43,15 @@ WHERE id = $1`
 INSERT INTO endpoint_sources (endpoint, source, last_seen_ms) VALUES ($1, $2, $3)
 ON CONFLICT (endpoint, source) DO UPDATE SET last_seen_ms =
 CASE WHEN excluded.last_seen_ms > endpoint_sources.last_seen_ms THEN excluded.last_seen_ms ELSE endpoint_sources.last_seen_ms END`
-	countActiveSQL      = `SELECT COUNT(*) FROM endpoints WHERE retired_ms = 0`
-	bumpVersionSQL      = `UPDATE endpoint_version SET n = n + 1 WHERE id = 1`
-	versionSQL          = `SELECT n FROM endpoint_version WHERE id = 1`
-	deleteEndpointSQL   = `DELETE FROM endpoints WHERE id = $1`
-	deleteSourcesSQL    = `DELETE FROM endpoint_sources WHERE endpoint = $1`
-	sourcesOfSQL        = `SELECT source FROM endpoint_sources WHERE endpoint = $1 ORDER BY source`
-	sourceEndpointsSQL  = `SELECT endpoint FROM endpoint_sources WHERE source = $1`
-	deleteSourceRowSQL  = `DELETE FROM endpoint_sources WHERE endpoint = $1 AND source = $2`
-	retireEndpointsSQL  = `
+	countActiveSQL     = `SELECT COUNT(*) FROM endpoints WHERE retired_ms = 0`
+	bumpVersionSQL     = `UPDATE endpoint_version SET n = n + 1 WHERE id = 1`
+	versionSQL         = `SELECT n FROM endpoint_version WHERE id = 1`
+	deleteEndpointSQL  = `DELETE FROM endpoints WHERE id = $1`
+	deleteSourcesSQL   = `DELETE FROM endpoint_sources WHERE endpoint = $1`
+	sourcesOfSQL       = `SELECT source FROM endpoint_sources WHERE endpoint = $1 ORDER BY source`
+	sourceEndpointsSQL = `SELECT endpoint FROM endpoint_sources WHERE source = $1`
+	deleteSourceRowSQL = `DELETE FROM endpoint_sources WHERE endpoint = $1 AND source = $2`
+	retireEndpointsSQL = `
 UPDATE endpoints SET retired_ms = $2 WHERE retired_ms = 0 AND NOT EXISTS
 (SELECT 1 FROM endpoint_sources s WHERE s.endpoint = endpoints.id AND s.last_seen_ms >= $1)`
 	// An observation of an endpoint's status op newer than the one its
