@@ -39,7 +39,22 @@ const (
 	// DefaultRetention is how long the history is kept when the
 	// configuration does not say: 30 days.
 	DefaultRetention = 30 * 24 * time.Hour
+	// MaxSources bounds the catalogs a configuration imports from.
+	MaxSources = 32
+	// MinSourceEvery is the shortest refresh of a catalog.
+	MinSourceEvery = time.Minute
+	// DefaultSourceEvery is a catalog's refresh when the source does not
+	// say, and DefaultCheckEvery its endpoints' interval.
+	DefaultSourceEvery = time.Hour
+	DefaultCheckEvery  = time.Hour
+	// DefaultRetireAfter is how long an imported endpoint stays once no
+	// source lists it (retire_after): 7 days.
+	DefaultRetireAfter = 7 * 24 * time.Hour
 )
+
+// DefaultImportOps are the ops an imported endpoint is observed by when the
+// source does not say.
+var DefaultImportOps = []string{"preflight"}
 
 // EventOutcomeChanged is the one webhook event type.
 const EventOutcomeChanged = "outcome_changed"
@@ -49,6 +64,20 @@ type Config struct {
 	Endpoints []Endpoint
 	Webhooks  []Webhook
 	Retention time.Duration
+	// Sources are the catalogs imported on their schedule; RetireAfter is
+	// how long an endpoint no source lists any more stays active.
+	Sources     []Source
+	RetireAfter time.Duration
+}
+
+// Source is one discovery catalog the monitor imports endpoints from.
+type Source struct {
+	URL   string
+	Kind  string        // KindBazaar, KindWellKnown or KindList
+	Every time.Duration // how often it is read
+	// Ops and CheckEvery are the imported endpoints' ops and interval.
+	Ops        []string
+	CheckEvery time.Duration
 }
 
 // Endpoint is one monitored endpoint. ID is the only label that is ever
@@ -66,6 +95,10 @@ type Endpoint struct {
 	// MaxAmount, when set, is the most the endpoint may ask, in the
 	// asset's atomic units (a decimal integer).
 	MaxAmount string
+	// Read from the store: which sources list the endpoint (config, api,
+	// or catalogs' URLs), and when it was retired (zero: it is checked).
+	Sources []string
+	Retired time.Time
 }
 
 // Has reports whether the endpoint is observed by op.
@@ -115,7 +148,8 @@ func (e *ConfigError) Error() string {
 
 // The keys each object of the file allows.
 var (
-	topKeys      = []string{"endpoints", "webhooks", "retention"}
+	topKeys      = []string{"endpoints", "webhooks", "retention", "sources", "retire_after"}
+	sourceKeys   = []string{"url", "kind", "every", "ops", "check_every"}
 	endpointKeys = []string{"id", "url", "method", "body", "ops", "every", "network", "max_amount"}
 	webhookKeys  = []string{"id", "url", "secret_env", "events"}
 )
@@ -124,6 +158,16 @@ type rawConfig struct {
 	Endpoints []rawEndpoint `json:"endpoints"`
 	Webhooks  []rawWebhook  `json:"webhooks"`
 	Retention *string       `json:"retention"`
+	Sources   []rawSource   `json:"sources"`
+	Retire    *string       `json:"retire_after"`
+}
+
+type rawSource struct {
+	URL        string   `json:"url"`
+	Kind       string   `json:"kind"`
+	Every      string   `json:"every"`
+	Ops        []string `json:"ops"`
+	CheckEvery string   `json:"check_every"`
 }
 
 type rawEndpoint struct {
@@ -207,9 +251,9 @@ func (v validator) fail(field, reason string) error {
 }
 
 func (v validator) config(raw rawConfig) (*Config, error) {
-	c := &Config{Retention: DefaultRetention}
-	if len(raw.Endpoints) == 0 {
-		return nil, v.fail("endpoints", "at least one endpoint is required")
+	c := &Config{Retention: DefaultRetention, RetireAfter: DefaultRetireAfter}
+	if len(raw.Endpoints) == 0 && len(raw.Sources) == 0 {
+		return nil, v.fail("endpoints", "at least one endpoint or source is required")
 	}
 	if len(raw.Endpoints) > MaxEndpoints {
 		return nil, v.fail("endpoints", fmt.Sprintf("at most %d endpoints", MaxEndpoints))
@@ -254,7 +298,82 @@ func (v validator) config(raw rawConfig) (*Config, error) {
 		}
 		c.Retention = d
 	}
+	if len(raw.Sources) > MaxSources {
+		return nil, v.fail("sources", fmt.Sprintf("at most %d sources", MaxSources))
+	}
+	for i, rs := range raw.Sources {
+		src, err := v.source(fmt.Sprintf("sources[%d]", i), rs)
+		if err != nil {
+			return nil, err
+		}
+		for _, earlier := range c.Sources {
+			if earlier.URL == src.URL {
+				return nil, v.fail(fmt.Sprintf("sources[%d].url", i), "repeats an earlier source's url")
+			}
+		}
+		c.Sources = append(c.Sources, src)
+	}
+	if raw.Retire != nil {
+		d, ok := ParseDuration(*raw.Retire)
+		if !ok {
+			return nil, v.fail("retire_after", "want a duration such as 7d or 72h")
+		}
+		if d < MinRetention || d > MaxRetention {
+			return nil, v.fail("retire_after", "must be between 1h and 3650d")
+		}
+		c.RetireAfter = d
+	}
 	return c, nil
+}
+
+func (v validator) source(at string, rs rawSource) (Source, error) {
+	s := Source{URL: rs.URL, Kind: rs.Kind, Every: DefaultSourceEvery, Ops: slices.Clone(DefaultImportOps), CheckEvery: DefaultCheckEvery}
+	if rs.URL == "" {
+		return s, v.fail(at+".url", "is required")
+	}
+	if err := target.CheckURL(rs.URL); err != nil {
+		return s, v.fail(at+".url", "refused by the URL policy")
+	}
+	if !validKind(rs.Kind) {
+		return s, v.fail(at+".kind", "want bazaar, wellknown or list")
+	}
+	if rs.Every != "" {
+		d, ok := ParseDuration(rs.Every)
+		if !ok || d < MinSourceEvery || d > MaxEvery {
+			return s, v.fail(at+".every", "want a duration from 1m to 30d")
+		}
+		s.Every = d
+	}
+	if rs.Ops != nil {
+		if err := checkOps(rs.Ops); err != "" {
+			return s, v.fail(at+".ops", err)
+		}
+		s.Ops = slices.Clone(rs.Ops)
+	}
+	if rs.CheckEvery != "" {
+		d, ok := ParseDuration(rs.CheckEvery)
+		if !ok || d < MinEvery || d > MaxEvery {
+			return s, v.fail(at+".check_every", "want a duration from 1s to 30d")
+		}
+		s.CheckEvery = d
+	}
+	return s, nil
+}
+
+// checkOps returns why a list of ops is refused ("" when it is not).
+func checkOps(ops []string) string {
+	if len(ops) == 0 {
+		return "at least one op is required"
+	}
+	for j, op := range ops {
+		if !store.ValidMonitorOp(op) {
+			return "want preflight, lint, check, memo or probe"
+		}
+		if slices.Contains(ops[:j], op) {
+			return "repeats an op"
+		}
+	}
+	return ""
 }
 
 func (v validator) endpoint(at string, re rawEndpoint) (Endpoint, error) {

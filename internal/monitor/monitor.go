@@ -15,8 +15,14 @@ var ErrUnknownEndpoint = errors.New("monitor: endpoint or op not in the configur
 
 // Monitor runs scheduled checks and records them. Its fields are set once.
 type Monitor struct {
-	Config    *Config
-	History   store.History
+	Config  *Config
+	History store.History
+	// Catalog, when set, is the endpoint set (the configuration seeds it,
+	// see Seed); nil reads the configuration's endpoints only.
+	Catalog store.EndpointCatalog
+	// MaxEndpoints bounds the active endpoints of the Catalog (default
+	// store.MaxEndpoints).
+	MaxEndpoints int
 	Observers map[string]Observer
 	Now       func() time.Time
 	Log       *slog.Logger
@@ -51,8 +57,11 @@ func (m *Monitor) log() *slog.Logger {
 // false when the slot was recorded already (by another instance, or by an
 // earlier attempt of this job).
 func (m *Monitor) Check(ctx context.Context, id, op string, slot int64) (store.Observation, bool, error) {
-	e, ok := m.Config.Endpoint(id)
-	if !ok || !e.Has(op) {
+	e, ok, err := m.Endpoint(ctx, id)
+	if err != nil {
+		return store.Observation{}, false, err
+	}
+	if !ok || !e.Retired.IsZero() || !e.Has(op) {
 		return store.Observation{}, false, ErrUnknownEndpoint
 	}
 	obs, ok := m.Observers[op]

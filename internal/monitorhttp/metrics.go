@@ -2,6 +2,7 @@ package monitorhttp
 
 import (
 	"context"
+	"maps"
 	"net/http"
 	"time"
 
@@ -69,6 +70,9 @@ var statuses = []monitor.Status{monitor.Operational, monitor.Degraded, monitor.C
 
 type stateCollector struct{ m *monitor.Monitor }
 
+// metricsPage is how many endpoints a scrape reads at a time.
+const metricsPage = 1000
+
 func (c *stateCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- outcomeDesc
 	ch <- statusDesc
@@ -81,12 +85,29 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 	defer cancel()
 	failed := 0.0
 	now := c.m.NowTime()
-	for _, e := range c.m.Config.Endpoints {
-		latest, err := c.m.Latest(ctx, e)
+	// The active endpoints, a page at a time with their newest
+	// observations (two reads a page).
+	var eps []monitor.Endpoint
+	byID := map[string]map[string]store.Observation{}
+	for off := 0; ; off += metricsPage {
+		page, _, err := c.m.Endpoints(ctx, monitor.Query{Offset: off, Limit: metricsPage})
+		if err == nil {
+			var l map[string]map[string]store.Observation
+			if l, err = c.m.LatestOf(ctx, page); err == nil {
+				maps.Copy(byID, l)
+			}
+		}
 		if err != nil {
 			failed = 1
-			continue
+			break
 		}
+		eps = append(eps, page...)
+		if len(page) < metricsPage {
+			break
+		}
+	}
+	for _, e := range eps {
+		latest := byID[e.ID]
 		for _, op := range e.Ops {
 			o, ok := latest[op]
 			cur := "unknown"
@@ -127,7 +148,11 @@ func (h *Handler) probe(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "target (an endpoint id) and module (an op) are required", http.StatusBadRequest)
 		return
 	}
-	e, ok := h.cfg.Monitor.Config.Endpoint(id)
+	e, ok, err := h.cfg.Monitor.Endpoint(r.Context(), id)
+	if err != nil {
+		http.Error(w, "internal error", http.StatusInternalServerError)
+		return
+	}
 	if !ok {
 		http.Error(w, "unknown target: not an endpoint id of the configuration", http.StatusNotFound)
 		return

@@ -112,11 +112,13 @@ func (h *Handler) trend(r *http.Request, e monitor.Endpoint, recent bool) (trend
 // (latest per op, daily counts, last change per op): its cost does not grow
 // with the history. With recent (the detail page) the newest observations
 // are read too.
-func (h *Handler) endpointPage(r *http.Request, e monitor.Endpoint, link string, recent bool) (endpointPage, []store.Observation, error) {
+func (h *Handler) endpointPage(r *http.Request, e monitor.Endpoint, latest map[string]store.Observation, link string, recent bool) (endpointPage, []store.Observation, error) {
 	m := h.cfg.Monitor
-	latest, err := m.Latest(r.Context(), e)
-	if err != nil {
-		return endpointPage{}, nil, err
+	if latest == nil {
+		var err error
+		if latest, err = m.Latest(r.Context(), e); err != nil {
+			return endpointPage{}, nil, err
+		}
 	}
 	tr, err := h.trend(r, e, recent)
 	if err != nil {
@@ -154,9 +156,20 @@ func (h *Handler) link(path string) string {
 }
 
 func (h *Handler) statusIndex(w http.ResponseWriter, r *http.Request) {
-	eps, pg, ok := pageOf(r, h.cfg.Monitor.Config.Endpoints, h.link("/status"))
+	q, pg, ok := pageOf(r)
 	if !ok {
 		writeError(w, 0, "bad_page")
+		return
+	}
+	eps, total, err := h.cfg.Monitor.Endpoints(r.Context(), q)
+	if err != nil {
+		writeError(w, 0, "internal_error")
+		return
+	}
+	pg.finish(total, h.link("/status"))
+	latest, err := h.cfg.Monitor.LatestOf(r.Context(), eps)
+	if err != nil {
+		writeError(w, 0, "internal_error")
 		return
 	}
 	data := struct {
@@ -165,7 +178,7 @@ func (h *Handler) statusIndex(w http.ResponseWriter, r *http.Request) {
 		Paging              paging
 	}{Title: "Endpoint status", Now: criteria.Timestamp(h.cfg.Monitor.NowTime()), Version: buildinfo.Version, Paging: pg}
 	for _, e := range eps {
-		p, _, err := h.endpointPage(r, e, h.link("/status/"+e.ID), false)
+		p, _, err := h.endpointPage(r, e, latest[e.ID], h.link("/status/"+e.ID), false)
 		if err != nil {
 			writeError(w, 0, "internal_error")
 			return
@@ -176,12 +189,16 @@ func (h *Handler) statusIndex(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) statusDetail(w http.ResponseWriter, r *http.Request) {
-	e, ok := h.cfg.Monitor.Config.Endpoint(r.PathValue("id"))
+	e, ok, err := h.cfg.Monitor.Endpoint(r.Context(), r.PathValue("id"))
+	if err != nil {
+		writeError(w, 0, "internal_error")
+		return
+	}
 	if !ok {
 		writeHTMLNotFound(w)
 		return
 	}
-	p, obs, err := h.endpointPage(r, e, "", true)
+	p, obs, err := h.endpointPage(r, e, nil, "", true)
 	if err != nil {
 		writeError(w, 0, "internal_error")
 		return

@@ -101,6 +101,9 @@ type PutEndpoints struct {
 	Seen   time.Time
 	Max    int
 	Create bool
+	// Merge keeps the definition of a known id (another source's): only
+	// the source is added and the endpoint is no longer retired.
+	Merge bool
 }
 
 // EndpointQuery selects endpoints. Empty fields select everything; the

@@ -39,6 +39,12 @@ type History interface {
 	// does not grow with the history.
 	LastChanges(ctx context.Context, endpoint string) ([]Observation, error)
 
+	// LatestObservations returns, for each of endpoints, the observation
+	// of the newest slot of each of its ops (read through the summary:
+	// its cost grows with the endpoints asked, not with the history),
+	// ordered by endpoint and op.
+	LatestObservations(ctx context.Context, endpoints []string) ([]Observation, error)
+
 	// PruneObservations deletes the observations taken before before and
 	// returns how many it deleted.
 	PruneObservations(ctx context.Context, before time.Time) (int64, error)

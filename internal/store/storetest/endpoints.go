@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -34,6 +35,8 @@ func RunEndpoints(t *testing.T, open func(t *testing.T) Catalog) {
 		{"endpoints/release_source_then_retire_keeps_other_sources", testEndpointsRelease},
 		{"endpoints/update_delete_and_version", testEndpointsUpdateDelete},
 		{"endpoints/invalid_refused", testEndpointsInvalid},
+		{"endpoints/merge_keeps_the_known_definition", testEndpointsMerge},
+		{"endpoints/latest_observations_of_a_page", testEndpointsLatest},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -354,5 +357,44 @@ func testEndpointsInvalid(t *testing.T, c Catalog) {
 	}
 	if _, total := list(t, c, store.EndpointQuery{}); total != 0 {
 		t.Errorf("%d endpoints written by refused puts", total)
+	}
+}
+
+func testEndpointsMerge(t *testing.T, c Catalog) {
+	ctx := context.Background()
+	mine := rec("a", "lint")
+	mine.Every = time.Minute
+	put(t, c, store.SourceConfig, t0, mine)
+	const src = "https://bazaar.example/discovery/resources"
+	if err := c.PutEndpoints(ctx, []store.EndpointRecord{rec("a"), rec("b")}, store.PutEndpoints{Source: src, Seen: t0, Max: 10, Merge: true}); err != nil {
+		t.Fatal(err)
+	}
+	got := get(t, c, "a")
+	if !slices.Equal(got.Ops, []string{"lint"}) || got.Every != time.Minute || !slices.Equal(got.Sources, []string{store.SourceConfig, src}) {
+		t.Errorf("merged a = %+v, want the config's definition listed by both", got)
+	}
+	if got := get(t, c, "b"); !slices.Equal(got.Ops, []string{"preflight"}) {
+		t.Errorf("merged new b = %+v", got)
+	}
+}
+
+func testEndpointsLatest(t *testing.T, c Catalog) {
+	ctx := context.Background()
+	for _, o := range []store.Observation{obs("a", "check", 1, t0), obs("a", "check", 2, t0.Add(time.Hour)), obs("a", "lint", 1, t0), obs("b", "check", 5, t0), obs("c", "check", 1, t0)} {
+		add(t, c, o)
+	}
+	got, err := c.LatestObservations(ctx, []string{"b", "a", "none"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for _, o := range got {
+		keys = append(keys, o.Endpoint+"/"+o.Op+"/"+strconv.FormatInt(o.Slot, 10))
+	}
+	if want := []string{"a/check/2", "a/lint/1", "b/check/5"}; !slices.Equal(keys, want) {
+		t.Errorf("latest = %v, want %v", keys, want)
+	}
+	if got, err := c.LatestObservations(ctx, nil); err != nil || len(got) != 0 {
+		t.Errorf("latest of none = %v, %v", got, err)
 	}
 }

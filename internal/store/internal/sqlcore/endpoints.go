@@ -23,6 +23,10 @@ VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 0)
 ON CONFLICT (id) DO UPDATE SET url = excluded.url, method = excluded.method, body = excluded.body,
 ops = excluded.ops, every_s = excluded.every_s, network = excluded.network, max_amount = excluded.max_amount,
 status_op = excluded.status_op, retired_ms = 0`
+	mergeEndpointSQL = `
+INSERT INTO endpoints (id, url, method, body, ops, every_s, network, max_amount, status_op, retired_ms)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 0)
+ON CONFLICT (id) DO UPDATE SET retired_ms = 0`
 	updateEndpointSQL = `
 UPDATE endpoints SET url = $2, method = $3, body = $4, ops = $5, every_s = $6, network = $7, max_amount = $8, status_op = $9
 WHERE id = $1`
@@ -84,7 +88,11 @@ func (s *Store) PutEndpoints(ctx context.Context, eps []store.EndpointRecord, p 
 					return err
 				}
 			}
-			if _, err := q.Exec(ctx, upsertEndpointSQL, endpointArgs(e)...); err != nil {
+			put := upsertEndpointSQL
+			if p.Merge {
+				put = mergeEndpointSQL
+			}
+			if _, err := q.Exec(ctx, put, endpointArgs(e)...); err != nil {
 				return err
 			}
 			if _, err := q.Exec(ctx, refreshStatusSQL, e.ID); err != nil {

@@ -3,6 +3,7 @@ package sqlcore
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 	"time"
 
@@ -104,6 +105,31 @@ func (s *Store) LastChanges(ctx context.Context, endpoint string) ([]store.Obser
 	}
 	return readObservations(s.db.Query(ctx, lastChangesSQL, endpoint))
 }
+
+// LatestObservations implements store.History.
+func (s *Store) LatestObservations(ctx context.Context, endpoints []string) ([]store.Observation, error) {
+	if len(endpoints) == 0 {
+		return nil, nil
+	}
+	if len(endpoints) > maxLatestBatch {
+		return nil, store.ErrInvalidObservation
+	}
+	args := make([]any, len(endpoints))
+	marks := make([]string, len(endpoints))
+	for i, e := range endpoints {
+		if !store.ValidID(e) {
+			return nil, store.ErrInvalidObservation
+		}
+		args[i], marks[i] = e, "$"+strconv.Itoa(i+1)
+	}
+	return readObservations(s.db.Query(ctx, `
+SELECT o.endpoint, o.op, o.slot, o.at_ms, o.passing, o.state, o.reasons, o.duration_ms, o.terms_sha256, o.network
+FROM observation_runs r JOIN observations o ON o.endpoint = r.endpoint AND o.op = r.op AND o.slot = r.slot
+WHERE r.endpoint IN (`+strings.Join(marks, ", ")+`) ORDER BY o.endpoint, o.op`, args...))
+}
+
+// maxLatestBatch bounds the endpoints of one LatestObservations (a page).
+const maxLatestBatch = 1000
 
 // Observations implements store.History.
 func (s *Store) Observations(ctx context.Context, endpoint, op string, since time.Time, limit int) ([]store.Observation, error) {
