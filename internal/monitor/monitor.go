@@ -23,9 +23,9 @@ type Monitor struct {
 	// MaxEndpoints bounds the active endpoints of the Catalog (default
 	// store.MaxEndpoints).
 	MaxEndpoints int
-	Observers map[string]Observer
-	Now       func() time.Time
-	Log       *slog.Logger
+	Observers    map[string]Observer
+	Now          func() time.Time
+	Log          *slog.Logger
 	// Recorded, when set, is told of each observation this monitor
 	// recorded (once per observation: metrics hang here).
 	Recorded func(o store.Observation)

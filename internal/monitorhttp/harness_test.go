@@ -90,7 +90,6 @@ type harness struct {
 // opsToken is the harness's bearer token for the changing API.
 const opsToken = "test-ops-token-0123456789"
 
-
 // syncBuffer is a log sink the workers and the test share.
 type syncBuffer struct {
 	mu sync.Mutex
