@@ -158,11 +158,20 @@ type Options struct {
 	// RetryPolicy spaces retries (default River's exponential backoff);
 	// tests make it immediate so no test waits on the backoff.
 	RetryPolicy river.ClientRetryPolicy
+	// Import, when set, reads one of the configuration's sources (its
+	// periodic job, once per source and period across instances).
+	Import func(ctx context.Context, src monitor.Source) error
+	// ResyncEvery is how often the instance looks for changes of the
+	// endpoint set made elsewhere (the API, an import, another instance);
+	// default DefaultResyncEvery.
+	ResyncEvery time.Duration
 }
 
 // Scheduler is one instance's River client.
 type Scheduler struct {
-	insert func(ctx context.Context, args river.JobArgs, opts *river.InsertOpts) (bool, error)
+	sync     endpointSync
+	insert   func(ctx context.Context, args river.JobArgs, opts *river.InsertOpts) (bool, error)
+	periodic func() *river.PeriodicJobBundle
 	start  func(ctx context.Context) error
 	stop   func(ctx context.Context) error
 	close  func()
@@ -185,6 +194,7 @@ func Open(ctx context.Context, o Options) (*Scheduler, error) {
 		ww.now = time.Now
 	}
 	river.AddWorker(workers, ww)
+	river.AddWorker(workers, &importWorker{m: o.Monitor, imp: o.Import})
 	cfg := &river.Config{
 		ID:                   o.ID,
 		Workers:              workers,
@@ -201,8 +211,13 @@ func Open(ctx context.Context, o Options) (*Scheduler, error) {
 	if o.PollInterval > 0 && o.PollInterval < river.FetchCooldownDefault {
 		cfg.FetchCooldown = o.PollInterval
 	}
+	var eps []monitor.Endpoint
 	if !o.NoPeriodic {
-		cfg.PeriodicJobs = periodicJobs(o.Monitor)
+		var err error
+		if eps, err = o.Monitor.Active(ctx); err != nil {
+			return nil, fmt.Errorf("schedule: endpoints: %w", err)
+		}
+		cfg.PeriodicJobs = periodicJobs(o.Monitor, eps)
 	}
 	n := o.Workers
 	switch {
@@ -226,7 +241,7 @@ func Open(ctx context.Context, o Options) (*Scheduler, error) {
 			db.Close()
 			return nil, fmt.Errorf("schedule: %w", err)
 		}
-		return wrap(c, func() { db.Close() }).tell(o), nil
+		return wrap(c, func() { db.Close() }).tell(o).watch(o, eps), nil
 	case o.DB.PostgresDSN != "":
 		pool, err := openPool(ctx, o.DB.PostgresDSN)
 		if err != nil {
@@ -245,7 +260,7 @@ func Open(ctx context.Context, o Options) (*Scheduler, error) {
 			pool.Close()
 			return nil, fmt.Errorf("schedule: %w", err)
 		}
-		return wrap(c, pool.Close).tell(o), nil
+		return wrap(c, pool.Close).tell(o).watch(o, eps), nil
 	}
 	return nil, errors.New("schedule: no database")
 }
@@ -259,9 +274,10 @@ func wrap[TTx any](c *river.Client[TTx], closeDB func()) *Scheduler {
 			}
 			return !res.UniqueSkippedAsDuplicate, nil
 		},
-		start: c.Start,
-		stop:  c.Stop,
-		close: closeDB,
+		periodic: c.PeriodicJobs,
+		start:    c.Start,
+		stop:     c.Stop,
+		close:    closeDB,
 	}
 }
 
@@ -288,9 +304,11 @@ func (s *Scheduler) tell(o Options) *Scheduler {
 	return s
 }
 
-func periodicJobs(m *monitor.Monitor) []*river.PeriodicJob {
+// periodicJobs are the checks of eps (the active endpoint set, read from the
+// store), the pruning, and each source's import.
+func periodicJobs(m *monitor.Monitor, eps []monitor.Endpoint) []*river.PeriodicJob {
 	var jobs []*river.PeriodicJob
-	for _, e := range m.Config.Endpoints {
+	for _, e := range eps {
 		for _, op := range e.Ops {
 			e, op := e, op
 			jobs = append(jobs, river.NewPeriodicJob(slotSchedule{e.Every}, func() (river.JobArgs, *river.InsertOpts) {
@@ -301,15 +319,23 @@ func periodicJobs(m *monitor.Monitor) []*river.PeriodicJob {
 	jobs = append(jobs, river.NewPeriodicJob(slotSchedule{PruneEvery}, func() (river.JobArgs, *river.InsertOpts) {
 		return PruneArgs{Slot: SlotOf(m.NowTime(), PruneEvery)}, nil
 	}, &river.PeriodicJobOpts{ID: "prune", RunOnStart: true}))
-	return jobs
+	return append(jobs, importJobs(m)...)
 }
 
-// Start starts working jobs (and, on the leader, scheduling them).
-func (s *Scheduler) Start(ctx context.Context) error { return s.start(ctx) }
+// Start starts working jobs (and, on the leader, scheduling them), and
+// the watch of the endpoint set.
+func (s *Scheduler) Start(ctx context.Context) error {
+	if err := s.start(ctx); err != nil {
+		return err
+	}
+	s.sync.start()
+	return nil
+}
 
 // Stop waits for the running jobs to end (or ctx), then closes the
 // database.
 func (s *Scheduler) Stop(ctx context.Context) error {
+	s.sync.stop()
 	err := s.stop(ctx)
 	s.close()
 	return err
