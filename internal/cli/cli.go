@@ -17,6 +17,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/exchangerebel/payability/internal/buildinfo"
+	"github.com/exchangerebel/payability/internal/monitor"
 	"github.com/exchangerebel/payability/internal/ops"
 	"github.com/exchangerebel/payability/internal/target"
 )
@@ -38,6 +39,9 @@ type Env struct {
 	Stderr io.Writer
 	// NewFetcher builds the target fetcher; nil means the guarded target client.
 	NewFetcher func(allowPrivate bool) ops.Fetcher
+	// NewCatalogFetcher builds the client catalogs are read with; nil means
+	// the guarded target client with the catalogs' body cap.
+	NewCatalogFetcher func(allowPrivate bool) monitor.CatalogFetcher
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 	// IsTerminal reports whether w is a terminal (colour); nil means detect.

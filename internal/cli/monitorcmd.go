@@ -33,7 +33,7 @@ func init() {
 	register(command{"monitor", "watch endpoints on a schedule: history, API, status page, badges, webhooks, metrics, signed records", runMonitor})
 }
 
-const monitorUsage = "monitor --config FILE [--store sqlite:PATH|postgres://…] [--data-dir DIR] [--addr ADDR] [--public-url URL] [--allow-private] [--key-dir DIR]"
+const monitorUsage = "monitor --config FILE [--store sqlite:PATH|postgres://…] [--data-dir DIR] [--addr ADDR] [--public-url URL] [--allow-private] [--key-dir DIR] [--ops-token-env NAME]\n       payability monitor import --from URL [--from URL …] [--ops OPS] [--every DURATION] [--dry-run] [--store …] [--data-dir DIR] [--allow-private]"
 
 const monitorNote = `Runs every configured endpoint's ops on their schedule (River jobs in the store's database;
 several instances on one PostgreSQL run each check once) and serves what it observed: the JSON API
@@ -43,10 +43,14 @@ exit status: 0 shut down gracefully; 1 could not start or serve; 2 bad usage or 
 
 type monitorFlags struct {
 	config, storeDSN, dataDir, addr, publicURL, keyDir string
+	opsTokenEnv                                        string
 	allowPrivate                                       bool
 }
 
 func runMonitor(ctx context.Context, e Env, args []string) int {
+	if len(args) > 0 && args[0] == "import" {
+		return runMonitorImport(ctx, e, args[1:])
+	}
 	fs := newFlagSet(e, "monitor", monitorUsage, monitorNote, storeNote)
 	var f monitorFlags
 	fs.StringVar(&f.config, "config", "", "the monitor configuration `FILE` (JSON; docs/monitor.md)")
@@ -54,6 +58,7 @@ func runMonitor(ctx context.Context, e Env, args []string) int {
 	fs.StringVar(&f.addr, "addr", "127.0.0.1:8403", "the listen address `HOST:PORT`")
 	fs.StringVar(&f.publicURL, "public-url", "", "the base `URL` the public reaches this monitor at (links in the page and badges)")
 	fs.BoolVar(&f.allowPrivate, "allow-private", false, "allow endpoints on loopback and private addresses (private deployments, tests)")
+	fs.StringVar(&f.opsTokenEnv, "ops-token-env", "", "the environment variable `NAME` holding the bearer token that changes the endpoint set through the API (POST/PATCH/DELETE /api/v1/endpoints); without it the API is read-only")
 	fs.StringVar(&f.keyDir, "key-dir", "", "the key `DIR`: signing-key.pem signs reliability records (created on first start), retired/*.pem stay in the JWKS (default <data-dir>)")
 	pos, err := parseFlags(e, fs, args)
 	if err != nil {
@@ -68,6 +73,11 @@ func runMonitor(ctx context.Context, e Env, args []string) int {
 	}
 	if f.config == "" {
 		return usageError(e, fs, "--config is required")
+	}
+	token, err := opsToken(e, f.opsTokenEnv)
+	if err != nil {
+		fmt.Fprintf(e.Stderr, "payability monitor: %v\n", err)
+		return exitUsage
 	}
 	cfg, err := loadMonitorConfig(f.config)
 	if err != nil {
@@ -110,7 +120,7 @@ func runMonitor(ctx context.Context, e Env, args []string) int {
 		return ExitInternal
 	}
 	live, err := startLiveMonitor(f.config, cfg, receivers, func(cfg *monitor.Config, receivers []schedule.Receiver) (*monitorRun, error) {
-		return startMonitor(ctx, e, cfg, st, f.storeDSN, f.dataDir, f.allowPrivate, f.publicURL, "/metrics", logger, key, keys, receivers)
+		return startMonitor(ctx, e, cfg, st, f.storeDSN, f.dataDir, f.allowPrivate, f.publicURL, "/metrics", logger, key, keys, receivers, token)
 	}, e)
 	if err != nil {
 		fmt.Fprintf(e.Stderr, "payability monitor: %v\n", err)
@@ -121,7 +131,7 @@ func runMonitor(ctx context.Context, e Env, args []string) int {
 	}
 	defer live.stop()
 	backend, _ := storeBackend(f.storeDSN, f.dataDir)
-	fmt.Fprintf(e.Stderr, "payability monitor: %d endpoints; store: %s\n", len(cfg.Endpoints), backend)
+	fmt.Fprintf(e.Stderr, "payability monitor: %d endpoints in the file, %d sources; store: %s\n", len(cfg.Endpoints), len(cfg.Sources), backend)
 	probe := health.New(server.StoreCheck(st))
 	return serveUntilDone(ctx, e, ln, live, daemon{name: "monitor", probe: probe, reload: live.reload})
 }
@@ -212,6 +222,13 @@ func monitorReceivers(e Env, cfg *monitor.Config) ([]schedule.Receiver, error) {
 			}
 		}
 	}
+	for i, src := range cfg.Sources {
+		for _, op := range src.Ops {
+			if _, ok := built[op]; !ok {
+				return nil, badFlag{fmt.Sprintf("config: sources[%d]: op %s is not available in this build", i, op)}
+			}
+		}
+	}
 	var receivers []schedule.Receiver
 	for i, w := range cfg.Webhooks {
 		secret := e.Getenv(w.SecretEnv)
@@ -223,13 +240,22 @@ func monitorReceivers(e Env, cfg *monitor.Config) ([]schedule.Receiver, error) {
 	return receivers, nil
 }
 
-func startMonitor(ctx context.Context, e Env, cfg *monitor.Config, st store.Store, dsn, dataDir string, allowPrivate bool, publicURL, metricsPath string, logger *slog.Logger, key report.Key, keys report.KeySet, receivers []schedule.Receiver) (*monitorRun, error) {
+func startMonitor(ctx context.Context, e Env, cfg *monitor.Config, st store.Store, dsn, dataDir string, allowPrivate bool, publicURL, metricsPath string, logger *slog.Logger, key report.Key, keys report.KeySet, receivers []schedule.Receiver, token []byte) (*monitorRun, error) {
 	hist, ok := st.(store.History)
-	if !ok {
+	cat, ok2 := st.(store.EndpointCatalog)
+	if !ok || !ok2 {
 		return nil, errors.New("the store keeps no history")
 	}
 	runner := ops.Runner{Fetcher: e.fetcher(allowPrivate), Now: e.now()}
-	m := &monitor.Monitor{Config: cfg, History: hist, Observers: monitor.OpsObservers(runner), Now: e.now(), Log: logger}
+	m := &monitor.Monitor{Config: cfg, History: hist, Catalog: cat, Observers: monitor.OpsObservers(runner), Now: e.now(), Log: logger}
+	// The file seeds the stored set (a reload reseeds it: see monitor.Seed).
+	if err := m.Seed(ctx); err != nil {
+		if errors.Is(err, store.ErrTooManyEndpoints) {
+			return nil, badFlag{fmt.Sprintf("config: the store would hold more than %d endpoints", store.MaxEndpoints)}
+		}
+		return nil, err
+	}
+	imp := &monitor.Importer{Monitor: m, Fetch: e.catalogFetcher(allowPrivate), AllowPrivate: allowPrivate}
 	reg := prometheus.NewRegistry()
 	if metricsPath == "/metrics" { // standalone: the process's own metrics too
 		reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
@@ -239,7 +265,11 @@ func startMonitor(ctx context.Context, e Env, cfg *monitor.Config, st store.Stor
 	// River's own lines only from warnings up: the check lines are ours.
 	riverLog := slog.New(slog.NewTextHandler(e.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	sched, err := schedule.Open(ctx, schedule.Options{DB: scheduleDB(dsn, dataDir), Monitor: m, Logger: riverLog,
-		Receivers: receivers, Post: e.poster(allowPrivate), Now: e.now(), DeliveryResult: metrics.Delivery})
+		Receivers: receivers, Post: e.poster(allowPrivate), Now: e.now(), DeliveryResult: metrics.Delivery,
+		Import: func(ctx context.Context, src monitor.Source) error {
+			_, err := imp.Import(ctx, src)
+			return err
+		}})
 	if err != nil {
 		return nil, err
 	}
@@ -248,7 +278,7 @@ func startMonitor(ctx context.Context, e Env, cfg *monitor.Config, st store.Stor
 		return nil, err
 	}
 	h := monitorhttp.New(monitorhttp.Config{Monitor: m, PublicURL: publicURL, Registry: reg, MetricsPath: metricsPath,
-		Key: &key, KeySet: &keys, ServeJWKS: metricsPath == "/metrics"})
+		Key: &key, KeySet: &keys, ServeJWKS: metricsPath == "/metrics", OpsToken: token, Changed: sched.Poke})
 	return &monitorRun{handler: h, stop: func() {
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), schedule.JobTimeout)
 		defer cancel()
@@ -303,7 +333,7 @@ func serveWithMonitor(ctx context.Context, e Env, f serveFlags, srv http.Handler
 		return nil, nil, nil, ExitInternal
 	}
 	live, err := startLiveMonitor(f.monitor, cfg, receivers, func(cfg *monitor.Config, receivers []schedule.Receiver) (*monitorRun, error) {
-		return startMonitor(ctx, e, cfg, st, f.storeDSN, f.dataDir, f.allowPrivate, f.publicURL, monitorMetricsPath, logger, key, keys, receivers)
+		return startMonitor(ctx, e, cfg, st, f.storeDSN, f.dataDir, f.allowPrivate, f.publicURL, monitorMetricsPath, logger, key, keys, receivers, nil)
 	}, e)
 	if err != nil {
 		st.Close()

@@ -33,6 +33,9 @@ type Importer struct {
 	Monitor      *Monitor
 	Fetch        CatalogFetcher
 	AllowPrivate bool
+	// MaxPages bounds the pages of one Bazaar read (default
+	// MaxCatalogPages).
+	MaxPages int
 }
 
 // ImportResult is what one read of a source gave, in closed-form numbers.
@@ -176,9 +179,13 @@ func (im *Importer) readBazaar(ctx context.Context, raw string, res *ImportResul
 	if p := strings.TrimSuffix(base.Path, "/"); p == "" {
 		base.Path = "/discovery/resources"
 	}
+	maxPages := im.MaxPages
+	if maxPages <= 0 {
+		maxPages = MaxCatalogPages
+	}
 	offset := 0
 	for page := 1; ; page++ {
-		if page > MaxCatalogPages {
+		if page > maxPages {
 			return &CatalogError{Code: CatalogTooManyPages}
 		}
 		q := base.Query()

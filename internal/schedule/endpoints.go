@@ -84,6 +84,7 @@ type endpointSync struct {
 	version int64
 	ids     []string // the endpoint ids the periodic checks are of
 
+	poke   chan struct{}
 	cancel context.CancelFunc
 	done   chan struct{}
 }
@@ -92,7 +93,7 @@ func (s *Scheduler) watch(o Options, eps []monitor.Endpoint) *Scheduler {
 	if o.NoPeriodic || o.Monitor.Catalog == nil {
 		return s
 	}
-	s.sync = endpointSync{m: o.Monitor, periodic: s.periodic, every: o.ResyncEvery, log: o.Monitor.Log}
+	s.sync = endpointSync{m: o.Monitor, periodic: s.periodic, every: o.ResyncEvery, log: o.Monitor.Log, poke: make(chan struct{}, 1)}
 	if s.sync.every <= 0 {
 		s.sync.every = DefaultResyncEvery
 	}
@@ -123,9 +124,10 @@ func (y *endpointSync) start() {
 			case <-ctx.Done():
 				return
 			case <-t.C:
-				if _, err := y.refresh(ctx, false); err != nil && ctx.Err() == nil {
-					y.log.Warn("schedule: endpoints", "error", err.Error())
-				}
+			case <-y.poke:
+			}
+			if _, err := y.refresh(ctx, false); err != nil && ctx.Err() == nil {
+				y.log.Warn("schedule: endpoints", "error", err.Error())
 			}
 		}
 	}()
@@ -174,6 +176,19 @@ func (s *Scheduler) Refresh(ctx context.Context) error {
 	}
 	_, err := s.sync.refresh(ctx, true)
 	return err
+}
+
+// Poke asks this instance to look for a changed set now, without waiting
+// (the API's changes): the look happens on the watch's own goroutine, and
+// pokes while one is pending are one.
+func (s *Scheduler) Poke() {
+	if s.sync.poke == nil {
+		return
+	}
+	select {
+	case s.sync.poke <- struct{}{}:
+	default:
+	}
 }
 
 // Scheduled returns the ids of the endpoints this instance's periodic checks

@@ -30,16 +30,25 @@ func TestScheduledSetFollowsTheStore(t *testing.T) {
 	if err := m.Add(context.Background(), []monitor.Endpoint{{ID: "c", URL: "http://127.0.0.1:1/c", Method: "GET", Ops: []string{"check"}, Every: 24 * time.Hour}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Refresh(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	if got := s.Scheduled(); !slices.Equal(got, []string{"a", "b", "c"}) {
-		t.Errorf("scheduled after an add %v, want [a b c]", got)
+	// A poke (what the API does) refreshes on the watch's goroutine.
+	s.Poke()
+	deadline := time.Now().Add(60 * time.Second)
+	for !slices.Equal(s.Scheduled(), []string{"a", "b", "c"}) {
+		if time.Now().After(deadline) {
+			t.Fatalf("scheduled after an add and a poke %v, want [a b c]", s.Scheduled())
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 	// The file drops b: reseeded, b is retired (no other source lists it).
 	m.Config = config(24*time.Hour, "a")
 	if err := m.Seed(context.Background()); err != nil {
 		t.Fatal(err)
+	}
+	if err := s.Refresh(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Scheduled(); !slices.Equal(got, []string{"a", "c"}) {
+		t.Errorf("scheduled after a reseed %v, want [a c]", got)
 	}
 	// Another instance sees it at its next poll.
 	m2 := newMonitor(config(24*time.Hour, "a"), h, &counter{})
@@ -51,7 +60,7 @@ func TestScheduledSetFollowsTheStore(t *testing.T) {
 	if _, err := m.Delete(context.Background(), "c"); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(60 * time.Second)
+	deadline = time.Now().Add(60 * time.Second)
 	for !slices.Equal(s2.Scheduled(), []string{"a"}) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the second instance never saw the delete: %v", s2.Scheduled())

@@ -172,9 +172,9 @@ type Scheduler struct {
 	sync     endpointSync
 	insert   func(ctx context.Context, args river.JobArgs, opts *river.InsertOpts) (bool, error)
 	periodic func() *river.PeriodicJobBundle
-	start  func(ctx context.Context) error
-	stop   func(ctx context.Context) error
-	close  func()
+	start    func(ctx context.Context) error
+	stop     func(ctx context.Context) error
+	close    func()
 }
 
 // Open connects to the database, applies River's migrations and builds the
