@@ -176,7 +176,10 @@ func (h *Handler) statusIndex(w http.ResponseWriter, r *http.Request) {
 		Title, Now, Version string
 		Endpoints           []endpointPage
 		Paging              paging
-	}{Title: "Endpoint status", Now: criteria.Timestamp(h.cfg.Monitor.NowTime()), Version: buildinfo.Version, Paging: pg}
+		Filters             []filterLink
+		Filtered            string
+	}{Title: "Endpoint status", Now: criteria.Timestamp(h.cfg.Monitor.NowTime()), Version: buildinfo.Version, Paging: pg,
+		Filters: h.statusFilters(q.Status), Filtered: filteredText(q)}
 	for _, e := range eps {
 		p, _, err := h.endpointPage(r, e, latest[e.ID], h.link("/status/"+e.ID), false)
 		if err != nil {
@@ -235,4 +238,35 @@ func writeHTMLNotFound(w http.ResponseWriter) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(http.StatusNotFound)
 	w.Write([]byte("<!doctype html><html lang=\"en\"><title>Not found</title><h1>No such endpoint</h1></html>\n"))
+}
+
+// filterLink is one status filter of the index page.
+type filterLink struct {
+	Word, Link string
+	Current    bool
+}
+
+// statusFilters are the index page's links to each status (no script: a
+// link per filter).
+func (h *Handler) statusFilters(cur monitor.Status) []filterLink {
+	out := []filterLink{{Word: "all", Link: h.link("/status"), Current: cur == ""}}
+	for _, st := range []monitor.Status{monitor.Critical, monitor.Degraded, monitor.Unknown, monitor.Operational, monitor.Retired} {
+		out = append(out, filterLink{Word: string(st), Link: h.link("/status?status=" + string(st)), Current: cur == st})
+	}
+	return out
+}
+
+// filteredText says which filters select the page's endpoints.
+func filteredText(q monitor.Query) string {
+	var parts []string
+	if q.Status != "" {
+		parts = append(parts, "status "+string(q.Status))
+	}
+	if q.Network != "" {
+		parts = append(parts, "network "+q.Network)
+	}
+	if q.Source != "" {
+		parts = append(parts, "source "+q.Source)
+	}
+	return strings.Join(parts, ", ")
 }
