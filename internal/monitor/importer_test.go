@@ -218,7 +218,9 @@ func TestImportMergesSourcesAndRetiresAfterGrace(t *testing.T) {
 	}
 	idA, idB, idC := monitor.DeriveID("GET", "http://127.0.0.1:9/a"), monitor.DeriveID("GET", "http://127.0.0.1:9/b"), monitor.DeriveID("GET", "http://127.0.0.1:9/c")
 	a, _, _ := f.m.Endpoint(ctx, idA)
-	if want := []string{bz.URL, ls.URL}; !slices.Equal(a.Sources, want) {
+	want := []string{bz.URL, ls.URL}
+	slices.Sort(want) // sources are sorted
+	if !slices.Equal(a.Sources, want) {
 		t.Errorf("a's sources %v, want %v", a.Sources, want)
 	}
 	if len(f.active(t)) != 3 {
