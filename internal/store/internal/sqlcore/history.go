@@ -47,7 +47,7 @@ WHERE endpoint = $1 AND op = $2`
 	lastChangesSQL = `
 SELECT o.endpoint, o.op, o.slot, o.at_ms, o.passing, o.state, o.reasons, o.duration_ms, o.terms_sha256, o.network
 FROM observation_runs r JOIN observations o ON o.endpoint = r.endpoint AND o.op = r.op AND o.slot = r.change_slot
-WHERE r.endpoint = $1 ORDER BY o.op`
+WHERE r.endpoint = $1 ORDER BY r.op`
 	pruneDaysSQL  = `DELETE FROM observation_days WHERE day <= $1`
 	recountDaySQL = `
 INSERT INTO observation_days (endpoint, day, checks, passing)
@@ -125,8 +125,13 @@ func (s *Store) LatestObservations(ctx context.Context, endpoints []string) ([]s
 	return readObservations(s.db.Query(ctx, `
 SELECT o.endpoint, o.op, o.slot, o.at_ms, o.passing, o.state, o.reasons, o.duration_ms, o.terms_sha256, o.network
 FROM observation_runs r JOIN observations o ON o.endpoint = r.endpoint AND o.op = r.op AND o.slot = r.slot
-WHERE r.endpoint IN (`+strings.Join(marks, ", ")+`) ORDER BY o.endpoint, o.op`, args...))
+WHERE r.endpoint IN (`+strings.Join(marks, ", ")+`) ORDER BY r.endpoint, r.op`, args...))
 }
+
+// The ORDER BY names the summary's columns on purpose: SQLite then reads
+// the summary first and each observation by its primary key, where ordering
+// by the observation's columns makes it walk every observation of the
+// endpoint (the whole history) instead.
 
 // maxLatestBatch bounds the endpoints of one LatestObservations (a page).
 const maxLatestBatch = 1000
