@@ -131,15 +131,16 @@ func (m *Monitor) Prune(ctx context.Context) (int64, error) {
 	return n, err
 }
 
-// Latest returns the newest observation of each of e's ops that has one.
+// Latest returns the newest observation of each of e's ops that has one,
+// read through the summary (one read whatever the history's length).
 func (m *Monitor) Latest(ctx context.Context, e Endpoint) (map[string]store.Observation, error) {
+	l, err := m.LatestOf(ctx, []Endpoint{e})
+	if err != nil {
+		return nil, err
+	}
 	out := map[string]store.Observation{}
-	for _, op := range e.Ops {
-		o, ok, err := m.History.LatestObservation(ctx, e.ID, op)
-		if err != nil {
-			return nil, err
-		}
-		if ok {
+	for op, o := range l[e.ID] {
+		if e.Has(op) {
 			out[op] = o
 		}
 	}
