@@ -247,7 +247,7 @@ func startMonitor(ctx context.Context, e Env, cfg *monitor.Config, st store.Stor
 		return nil, errors.New("the store keeps no history")
 	}
 	runner := ops.Runner{Fetcher: e.fetcher(allowPrivate), Now: e.now()}
-	m := &monitor.Monitor{Config: cfg, History: hist, Catalog: cat, Observers: monitor.OpsObservers(runner), Now: e.now(), Log: logger}
+	m := &monitor.Monitor{Config: cfg, History: hist, Catalog: cat, AllowPrivate: allowPrivate, Observers: monitor.OpsObservers(runner), Now: e.now(), Log: logger}
 	// The file seeds the stored set (a reload reseeds it: see monitor.Seed).
 	if err := m.Seed(ctx); err != nil {
 		if errors.Is(err, store.ErrTooManyEndpoints) {

@@ -269,8 +269,7 @@ func ParseEndpoints(data []byte) ([]Endpoint, error) {
 	if len(data) > MaxRequestBytes {
 		return nil, &ConfigError{Reason: fmt.Sprintf("body is over %d bytes", MaxRequestBytes)}
 	}
-	trimmed := bytes.TrimSpace(data)
-	batch := bytes.HasPrefix(trimmed, []byte("{")) && isBatch(trimmed)
+	batch := IsBatch(data)
 	sc := endpointSchema
 	if batch {
 		sc = batchSchema
@@ -367,6 +366,12 @@ func join(at, field string) string {
 		return field
 	}
 	return at + "." + field
+}
+
+// IsBatch reports whether a POST body is a batch ({"endpoints": [...]}).
+func IsBatch(data []byte) bool {
+	trimmed := bytes.TrimSpace(data)
+	return bytes.HasPrefix(trimmed, []byte("{")) && isBatch(trimmed)
 }
 
 // isBatch reports whether the object's keys include "endpoints".

@@ -23,6 +23,9 @@ type Monitor struct {
 	// MaxEndpoints bounds the active endpoints of the Catalog (default
 	// store.MaxEndpoints).
 	MaxEndpoints int
+	// AllowPrivate lets the API add endpoints on literal loopback and
+	// private addresses (as --allow-private lets the checks reach them).
+	AllowPrivate bool
 	Observers    map[string]Observer
 	Now          func() time.Time
 	Log          *slog.Logger

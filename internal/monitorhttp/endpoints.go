@@ -7,6 +7,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/exchangerebel/payability/internal/monitor"
@@ -84,6 +85,25 @@ func badEndpoint(w http.ResponseWriter, err error) {
 	writeJSON(w, http.StatusBadRequest, out)
 }
 
+// guardRefused answers 400 for the first endpoint whose URL the address
+// guard refuses as written (a literal loopback, private or link-local
+// address, a localhost name) unless the monitor allows private addresses;
+// a name that resolves to one is refused when its check dials.
+func (h *Handler) guardRefused(w http.ResponseWriter, eps []monitor.Endpoint, batch bool) bool {
+	for i, e := range eps {
+		if monitor.GuardURL(e.URL, h.cfg.Monitor.AllowPrivate) {
+			continue
+		}
+		field := "url"
+		if batch {
+			field = "endpoints[" + strconv.Itoa(i) + "].url"
+		}
+		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "bad_endpoint", "field": field, "reason": "refused by the address guard"})
+		return true
+	}
+	return false
+}
+
 // unavailableOp reports an op this monitor cannot run (not built in).
 func (h *Handler) unavailableOp(eps []monitor.Endpoint) bool {
 	obs := h.cfg.Monitor.Observers
@@ -137,6 +157,9 @@ func (h *Handler) addEndpoints(w http.ResponseWriter, r *http.Request) {
 		badEndpoint(w, err)
 		return
 	}
+	if h.guardRefused(w, eps, monitor.IsBatch(data)) {
+		return
+	}
 	if h.unavailableOp(eps) {
 		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "bad_endpoint", "field": "ops", "reason": "an op is not available in this build"})
 		return
@@ -170,6 +193,9 @@ func (h *Handler) patchEndpoint(w http.ResponseWriter, r *http.Request) {
 	next, err := monitor.ParsePatch(e, data)
 	if err != nil {
 		badEndpoint(w, err)
+		return
+	}
+	if h.guardRefused(w, []monitor.Endpoint{next}, false) {
 		return
 	}
 	if h.unavailableOp([]monitor.Endpoint{next}) {

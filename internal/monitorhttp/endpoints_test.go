@@ -197,6 +197,19 @@ func TestEndpointsAPIStrictBodies(t *testing.T) {
 	if code, _, body := h.send("PATCH", "/api/v1/endpoints/a", bearer, `{"id":"b"}`); code != 400 || !strings.Contains(body, `"field":"id"`) {
 		t.Errorf("PATCH of the id: %d %s", code, body)
 	}
+	// The address guard, as a function of the URL: without AllowPrivate a
+	// literal private or loopback address is refused (nothing is dialled).
+	h.m.AllowPrivate = false
+	for _, u := range []string{"http://10.0.0.1/x", "http://169.254.169.254/x", "http://[::1]:9/x", "http://localhost/x"} {
+		code, _, body := h.send("POST", "/api/v1/endpoints", bearer, `{"endpoints":[{"id":"g","url":"`+u+`","ops":["check"],"every":"1m"}]}`)
+		if code != 400 || !strings.Contains(body, `"field":"endpoints[0].url","reason":"refused by the address guard"`) {
+			t.Errorf("POST %s: %d %s", u, code, body)
+		}
+	}
+	if code, _, body := h.send("PATCH", "/api/v1/endpoints/a", bearer, `{"url":"http://192.168.0.1/"}`); code != 400 || !strings.Contains(body, "address guard") {
+		t.Errorf("PATCH to a private address: %d %s", code, body)
+	}
+	h.m.AllowPrivate = true
 	if _, total, _ := h.m.Endpoints(context.Background(), monitor.Query{}); total != 1 {
 		t.Errorf("%d endpoints after refused bodies, want 1", total)
 	}

@@ -129,7 +129,7 @@ func newHarnessWith(t *testing.T, cfg *monitor.Config, opt func(*schedule.Option
 	h.st, h.path = st, path
 	runner := ops.Runner{Fetcher: target.New(target.Options{AllowPrivate: true, Timeout: 10 * time.Second}), Now: h.clock}
 	h.logs = &syncBuffer{}
-	h.m = &monitor.Monitor{Config: cfg, History: st, Catalog: st, Observers: monitor.OpsObservers(runner), Now: h.clock,
+	h.m = &monitor.Monitor{Config: cfg, History: st, Catalog: st, AllowPrivate: true, Observers: monitor.OpsObservers(runner), Now: h.clock,
 		Log: slog.New(slog.NewTextHandler(h.logs, nil))}
 	if err := h.m.Seed(context.Background()); err != nil {
 		t.Fatal(err)
