@@ -1,12 +1,15 @@
 // Package schedule runs the monitor's checks on River
-// (github.com/riverqueue/river): one periodic job per endpoint and op, made
-// unique per endpoint, op and period, in the store's own database (the SQLite
-// file through riversqlite, PostgreSQL through riverpgxv5). Several monitor
-// instances on one PostgreSQL database run each scheduled check once: only
-// River's elected leader inserts periodic jobs, every insert is unique by its
-// arguments (which carry the period), and the history's primary key records
-// a period once even if a job were worked twice. Workers are thin: they call
-// the monitor, which calls the ops and the store.
+// (github.com/riverqueue/river), in the store's own database (the SQLite
+// file through riversqlite, PostgreSQL through riverpgxv5). Each endpoint's
+// op has a fixed offset inside its interval (spread.go): one periodic job,
+// inserted by River's elected leader, inserts the checks due in the next
+// window, each scheduled at its due time and unique by endpoint, op and
+// period. Several monitor instances on one PostgreSQL database run each
+// scheduled check once: every insert is unique by its arguments (which
+// carry the period), and the history's primary key records a period once
+// even if a job were worked twice. A check that starts a period or more
+// late is skipped, not run. Workers are thin: they call the monitor, which
+// calls the ops and the store.
 package schedule
 
 import (
@@ -24,6 +27,7 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/riverdriver/riversqlite"
 	"github.com/riverqueue/river/rivermigrate"
+	"github.com/riverqueue/river/rivertype"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 
@@ -95,12 +99,31 @@ func (s slotSchedule) Next(t time.Time) time.Time {
 
 type checkWorker struct {
 	river.WorkerDefaults[CheckArgs]
-	m *monitor.Monitor
+	m      *monitor.Monitor
+	behind *behind
+	lag    func(op string, late time.Duration)
 }
 
 func (w *checkWorker) Timeout(*river.Job[CheckArgs]) time.Duration { return JobTimeout }
 
+// ErrSkipped ends a check that started a period or more after it was due:
+// its job is cancelled (River keeps it so, with this error), never run late.
+var ErrSkipped = errors.New("schedule: check skipped: started a period or more after it was due")
+
 func (w *checkWorker) Work(ctx context.Context, job *river.Job[CheckArgs]) error {
+	if e, ok := w.m.Config.Endpoint(job.Args.Endpoint); ok {
+		now := w.m.NowTime()
+		late := max(now.Sub(job.ScheduledAt), 0)
+		if w.lag != nil {
+			w.lag(job.Args.Op, late)
+		}
+		if late >= e.Every {
+			// The backlog is a period or more: the next period's check is
+			// due already. This one is recorded as skipped, not run.
+			w.behind.skip(now, job.Args.Op, late, e.Every)
+			return river.JobCancel(ErrSkipped)
+		}
+	}
 	_, _, err := w.m.Check(ctx, job.Args.Endpoint, job.Args.Op, job.Args.Slot)
 	if errors.Is(err, monitor.ErrUnknownEndpoint) {
 		// The configuration changed since the job was scheduled: nothing
@@ -134,6 +157,16 @@ type Options struct {
 	// NoPeriodic leaves the periodic jobs out: tests insert the jobs they
 	// want with Enqueue, so nothing depends on the clock.
 	NoPeriodic bool
+	// Endpoints lists the endpoints to schedule (default the monitor's
+	// configuration).
+	Endpoints func(ctx context.Context) ([]monitor.Endpoint, error)
+	// EnqueueEvery is the enqueuer's tick (default the shortest interval,
+	// within [1 s, MaxEnqueueEvery]).
+	EnqueueEvery time.Duration
+	// Skipped, when set, is told of each check skipped for being a period
+	// late; Lag of how late each check started after it was due.
+	Skipped func(op string)
+	Lag     func(op string, late time.Duration)
 	// PollInterval is how often workers look for jobs (default River's 1s;
 	// PostgreSQL is also notified at once).
 	PollInterval time.Duration
@@ -162,17 +195,29 @@ type Options struct {
 
 // Scheduler is one instance's River client.
 type Scheduler struct {
-	insert func(ctx context.Context, args river.JobArgs, opts *river.InsertOpts) (bool, error)
-	start  func(ctx context.Context) error
-	stop   func(ctx context.Context) error
-	close  func()
+	m          *monitor.Monitor
+	endpoints  func(ctx context.Context) ([]monitor.Endpoint, error)
+	insert     func(ctx context.Context, args river.JobArgs, opts *river.InsertOpts) (bool, error)
+	insertMany func(ctx context.Context, params []river.InsertManyParams) (int, error)
+	start      func(ctx context.Context) error
+	stop       func(ctx context.Context) error
+	close      func()
 }
 
 // Open connects to the database, applies River's migrations and builds the
 // client (not started).
 func Open(ctx context.Context, o Options) (*Scheduler, error) {
+	s := &Scheduler{m: o.Monitor, endpoints: o.Endpoints}
+	if s.endpoints == nil {
+		s.endpoints = func(context.Context) ([]monitor.Endpoint, error) { return o.Monitor.Config.Endpoints, nil }
+	}
+	logger := o.Monitor.Log
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
 	workers := river.NewWorkers()
-	river.AddWorker(workers, &checkWorker{m: o.Monitor})
+	river.AddWorker(workers, &checkWorker{m: o.Monitor, behind: &behind{log: logger, skipped: o.Skipped}, lag: o.Lag})
+	river.AddWorker(workers, &enqueueWorker{s: s})
 	river.AddWorker(workers, &pruneWorker{m: o.Monitor})
 	ww := &webhookWorker{receivers: map[string]Receiver{}, post: o.Post, now: o.Now, result: o.DeliveryResult}
 	for _, r := range o.Receivers {
@@ -202,7 +247,11 @@ func Open(ctx context.Context, o Options) (*Scheduler, error) {
 		cfg.FetchCooldown = o.PollInterval
 	}
 	if !o.NoPeriodic {
-		cfg.PeriodicJobs = periodicJobs(o.Monitor)
+		tick := o.EnqueueEvery
+		if tick <= 0 {
+			tick = enqueueEvery(o.Monitor.Config.Endpoints)
+		}
+		cfg.PeriodicJobs = periodicJobs(o.Monitor, tick)
 	}
 	n := o.Workers
 	switch {
@@ -226,7 +275,7 @@ func Open(ctx context.Context, o Options) (*Scheduler, error) {
 			db.Close()
 			return nil, fmt.Errorf("schedule: %w", err)
 		}
-		return wrap(c, func() { db.Close() }).tell(o), nil
+		return s.wrap(c, func() { db.Close() }).tell(o), nil
 	case o.DB.PostgresDSN != "":
 		pool, err := openPool(ctx, o.DB.PostgresDSN)
 		if err != nil {
@@ -245,24 +294,40 @@ func Open(ctx context.Context, o Options) (*Scheduler, error) {
 			pool.Close()
 			return nil, fmt.Errorf("schedule: %w", err)
 		}
-		return wrap(c, pool.Close).tell(o), nil
+		return s.wrap(c, pool.Close).tell(o), nil
 	}
 	return nil, errors.New("schedule: no database")
 }
 
-func wrap[TTx any](c *river.Client[TTx], closeDB func()) *Scheduler {
-	return &Scheduler{
-		insert: func(ctx context.Context, args river.JobArgs, opts *river.InsertOpts) (bool, error) {
-			res, err := c.Insert(ctx, args, opts)
-			if err != nil {
-				return false, err
-			}
-			return !res.UniqueSkippedAsDuplicate, nil
-		},
-		start: c.Start,
-		stop:  c.Stop,
-		close: closeDB,
+func (s *Scheduler) wrap(c riverClient, closeDB func()) *Scheduler {
+	s.insert = func(ctx context.Context, args river.JobArgs, opts *river.InsertOpts) (bool, error) {
+		res, err := c.Insert(ctx, args, opts)
+		if err != nil {
+			return false, err
+		}
+		return !res.UniqueSkippedAsDuplicate, nil
 	}
+	s.insertMany = func(ctx context.Context, params []river.InsertManyParams) (int, error) {
+		res, err := c.InsertMany(ctx, params)
+		n := 0
+		for _, r := range res {
+			if !r.UniqueSkippedAsDuplicate {
+				n++
+			}
+		}
+		return n, err
+	}
+	s.start, s.stop, s.close = c.Start, c.Stop, closeDB
+	return s
+}
+
+// riverClient is what the scheduler uses of a river.Client, whatever its
+// driver.
+type riverClient interface {
+	Insert(ctx context.Context, args river.JobArgs, opts *river.InsertOpts) (*rivertype.JobInsertResult, error)
+	InsertMany(ctx context.Context, params []river.InsertManyParams) ([]*rivertype.JobInsertResult, error)
+	Start(ctx context.Context) error
+	Stop(ctx context.Context) error
 }
 
 // tell makes the monitor enqueue one delivery per receiver of each change
@@ -288,16 +353,12 @@ func (s *Scheduler) tell(o Options) *Scheduler {
 	return s
 }
 
-func periodicJobs(m *monitor.Monitor) []*river.PeriodicJob {
-	var jobs []*river.PeriodicJob
-	for _, e := range m.Config.Endpoints {
-		for _, op := range e.Ops {
-			e, op := e, op
-			jobs = append(jobs, river.NewPeriodicJob(slotSchedule{e.Every}, func() (river.JobArgs, *river.InsertOpts) {
-				return CheckArgs{Endpoint: e.ID, Op: op, Slot: SlotOf(m.NowTime(), e.Every)}, nil
-			}, &river.PeriodicJobOpts{ID: "check/" + e.ID + "/" + op, RunOnStart: true}))
-		}
-	}
+// periodicJobs are two, whatever the number of endpoints: the enqueuer's
+// tick and the pruning.
+func periodicJobs(m *monitor.Monitor, tick time.Duration) []*river.PeriodicJob {
+	jobs := []*river.PeriodicJob{river.NewPeriodicJob(slotSchedule{tick}, func() (river.JobArgs, *river.InsertOpts) {
+		return EnqueueArgs{Window: SlotOf(m.NowTime(), tick), Tick: tick.Milliseconds()}, nil
+	}, &river.PeriodicJobOpts{ID: "enqueue", RunOnStart: true})}
 	jobs = append(jobs, river.NewPeriodicJob(slotSchedule{PruneEvery}, func() (river.JobArgs, *river.InsertOpts) {
 		return PruneArgs{Slot: SlotOf(m.NowTime(), PruneEvery)}, nil
 	}, &river.PeriodicJobOpts{ID: "prune", RunOnStart: true}))

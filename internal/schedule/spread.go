@@ -1,0 +1,182 @@
+package schedule
+
+import (
+	"context"
+	"hash/fnv"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	"github.com/exchangerebel/payability/internal/monitor"
+)
+
+// Spreading the checks over each period (docs/monitor.md, "Running a
+// directory"). Every (endpoint, op) has a fixed offset inside its interval,
+// a hash of its id and op: its check of the period starting at slot s is
+// due at s + offset. No instance keeps a job per endpoint in memory: one
+// periodic job, inserted by River's elected leader every EnqueueEvery,
+// inserts the checks due in the next window (two ticks long, so a late tick
+// or a change of leader leaves no gap), each scheduled at its due time and
+// unique by (endpoint, op, slot), in batches. Windows overlap; the unique
+// key makes the second insert of a check a no-op, on any number of
+// instances.
+
+// Enqueue limits.
+const (
+	// MaxEnqueueEvery is the longest tick of the enqueuer: a new or
+	// changed endpoint waits at most this long to be scheduled.
+	MaxEnqueueEvery = time.Minute
+	// insertBatch is how many checks one insert statement carries.
+	insertBatch = 1000
+)
+
+// Offset is the fixed place of (endpoint id, op) inside every: a 64-bit
+// FNV-1a hash of the two, modulo every in milliseconds. Every instance and
+// every release computes the same one (a test pins values), and the hash
+// spreads a directory's endpoints evenly over the period.
+func Offset(id, op string, every time.Duration) time.Duration {
+	ms := uint64(every / time.Millisecond)
+	if ms == 0 {
+		return 0
+	}
+	h := fnv.New64a()
+	h.Write([]byte(id))
+	h.Write([]byte{0})
+	h.Write([]byte(op))
+	return time.Duration(h.Sum64()%ms) * time.Millisecond
+}
+
+// DueAt is when the check of (id, op) for the period starting at slot is
+// due.
+func DueAt(slot int64, id, op string, every time.Duration) time.Time {
+	return time.Unix(slot, 0).Add(Offset(id, op, every))
+}
+
+// Due is one check due at a time.
+type Due struct {
+	Args CheckArgs
+	At   time.Time
+}
+
+// DueIn lists the checks of endpoints due in [from, to), endpoint by
+// endpoint, slot by slot.
+func DueIn(endpoints []monitor.Endpoint, from, to time.Time) []Due {
+	var out []Due
+	for _, e := range endpoints {
+		secs := int64(e.Every / time.Second)
+		if secs <= 0 {
+			continue
+		}
+		for _, op := range e.Ops {
+			off := Offset(e.ID, op, e.Every)
+			slot := SlotOf(from.Add(-off), e.Every)
+			for {
+				at := time.Unix(slot, 0).Add(off)
+				if !at.Before(to) {
+					break
+				}
+				if !at.Before(from) {
+					out = append(out, Due{Args: CheckArgs{Endpoint: e.ID, Op: op, Slot: slot}, At: at})
+				}
+				slot += secs
+			}
+		}
+	}
+	return out
+}
+
+// enqueueEvery is the enqueuer's tick for endpoints: the shortest interval,
+// within [1 s, MaxEnqueueEvery].
+func enqueueEvery(endpoints []monitor.Endpoint) time.Duration {
+	tick := MaxEnqueueEvery
+	for _, e := range endpoints {
+		tick = min(tick, e.Every)
+	}
+	return max(tick, time.Second)
+}
+
+// EnqueueArgs is one tick of the enqueuer: it inserts the checks due in
+// [Window, Window + 2 ticks) that are not past (Unix seconds).
+type EnqueueArgs struct {
+	Window int64 `json:"window"`
+	Tick   int64 `json:"tick_ms"`
+}
+
+// Kind implements river.JobArgs.
+func (EnqueueArgs) Kind() string { return "payability_monitor_enqueue" }
+
+// InsertOpts makes a tick unique by its window.
+func (EnqueueArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{MaxAttempts: CheckAttempts, UniqueOpts: river.UniqueOpts{ByArgs: true}}
+}
+
+type enqueueWorker struct {
+	river.WorkerDefaults[EnqueueArgs]
+	s *Scheduler
+}
+
+func (w *enqueueWorker) Work(ctx context.Context, job *river.Job[EnqueueArgs]) error {
+	tick := time.Duration(job.Args.Tick) * time.Millisecond
+	from := time.Unix(job.Args.Window, 0)
+	// Checks already past are never inserted: after a pause nothing is
+	// caught up in a burst, the next due times are kept.
+	if now := w.s.m.NowTime(); now.After(from) {
+		from = now
+	}
+	_, err := w.s.EnqueueWindow(ctx, from, time.Unix(job.Args.Window, 0).Add(2*tick))
+	return err
+}
+
+// EnqueueWindow inserts every check of the configuration due in [from, to),
+// each scheduled at its due time, in batches; it returns how many were new
+// (a check inserted before, by any instance, is not inserted again).
+func (s *Scheduler) EnqueueWindow(ctx context.Context, from, to time.Time) (int, error) {
+	endpoints, err := s.endpoints(ctx)
+	if err != nil {
+		return 0, err
+	}
+	due := DueIn(endpoints, from, to)
+	n := 0
+	for len(due) > 0 {
+		b := due[:min(len(due), insertBatch)]
+		due = due[len(b):]
+		params := make([]river.InsertManyParams, len(b))
+		for i, d := range b {
+			params[i] = river.InsertManyParams{Args: d.Args, InsertOpts: &river.InsertOpts{ScheduledAt: d.At}}
+		}
+		k, err := s.insertMany(ctx, params)
+		if err != nil {
+			return n, err
+		}
+		n += k
+	}
+	return n, nil
+}
+
+// behind reports the checks skipped because they started a period or more
+// after they were due: a counter for each, and a log line at most once a
+// minute (of the monitor's clock) saying how many.
+type behind struct {
+	log     *slog.Logger
+	skipped func(op string)
+	mu      sync.Mutex
+	last    time.Time
+	n       int
+}
+
+func (b *behind) skip(now time.Time, op string, late, every time.Duration) {
+	if b.skipped != nil {
+		b.skipped(op)
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.n++
+	if !b.last.IsZero() && now.Sub(b.last) < time.Minute {
+		return
+	}
+	b.log.Warn("monitor behind: checks a period late are skipped, not run (add workers or instances, or lengthen every)",
+		"skipped", b.n, "late_s", int64(late/time.Second), "every_s", int64(every/time.Second), "op", op)
+	b.last, b.n = now, 0
+}
