@@ -146,10 +146,15 @@ func (e Env) fetcher(allowPrivate bool) ops.Fetcher { return e.fetcherLimited(al
 // to one target host over every request of the command
 // (target.DefaultHostConns when 0).
 func (e Env) fetcherLimited(allowPrivate bool, hostConns int) ops.Fetcher {
+	return e.fetcherWith(allowPrivate, target.NewHostLimit(hostConns))
+}
+
+// fetcherWith is fetcher under the per-host limit hl.
+func (e Env) fetcherWith(allowPrivate bool, hl *target.HostLimit) ops.Fetcher {
 	if e.NewFetcher != nil {
 		return e.NewFetcher(allowPrivate)
 	}
-	return target.New(target.Options{AllowPrivate: allowPrivate, UserAgent: buildinfo.UserAgent, HostLimit: target.NewHostLimit(hostConns)})
+	return target.New(target.Options{AllowPrivate: allowPrivate, UserAgent: buildinfo.UserAgent, HostLimit: hl})
 }
 
 func (e Env) now() func() time.Time {

@@ -33,7 +33,7 @@ func init() {
 	register(command{"monitor", "watch endpoints on a schedule: history, API, status page, badges, webhooks, metrics, signed records", runMonitor})
 }
 
-const monitorUsage = "monitor --config FILE [--store sqlite:PATH|postgres://…] [--data-dir DIR] [--addr ADDR] [--public-url URL] [--allow-private] [--key-dir DIR]"
+const monitorUsage = "monitor --config FILE [--store sqlite:PATH|postgres://…] [--data-dir DIR] [--addr ADDR] [--public-url URL] [--allow-private] [--key-dir DIR] [--workers N] [--host-conns N] [--host-spacing DURATION]"
 
 const monitorNote = `Runs every configured endpoint's ops on their schedule (River jobs in the store's database;
 several instances on one PostgreSQL run each check once) and serves what it observed: the JSON API
@@ -44,7 +44,26 @@ exit status: 0 shut down gracefully; 1 could not start or serve; 2 bad usage or 
 type monitorFlags struct {
 	config, storeDSN, dataDir, addr, publicURL, keyDir string
 	allowPrivate                                       bool
+	load                                               monitorLoad
 }
+
+// monitorLoad is how much one monitor instance asks of the machine and of
+// the targets: its workers, and its politeness per target host.
+type monitorLoad struct {
+	workers     int           // checks at once (0: River's queue default of the store, 10 PostgreSQL, 4 SQLite)
+	hostConns   int           // connections open at once to one host
+	hostSpacing time.Duration // least time between two connections opened to one host
+}
+
+// Politeness defaults of a monitor instance (docs/monitor.md, "Running a
+// directory").
+const (
+	DefaultMonitorHostConns   = 2
+	DefaultMonitorHostSpacing = 100 * time.Millisecond
+)
+
+// defaultMonitorLoad is serve --monitor's, which has no flags for it.
+var defaultMonitorLoad = monitorLoad{hostConns: DefaultMonitorHostConns, hostSpacing: DefaultMonitorHostSpacing}
 
 func runMonitor(ctx context.Context, e Env, args []string) int {
 	fs := newFlagSet(e, "monitor", monitorUsage, monitorNote, storeNote)
@@ -55,6 +74,9 @@ func runMonitor(ctx context.Context, e Env, args []string) int {
 	fs.StringVar(&f.publicURL, "public-url", "", "the base `URL` the public reaches this monitor at (links in the page and badges)")
 	fs.BoolVar(&f.allowPrivate, "allow-private", false, "allow endpoints on loopback and private addresses (private deployments, tests)")
 	fs.StringVar(&f.keyDir, "key-dir", "", "the key `DIR`: signing-key.pem signs reliability records (created on first start), retired/*.pem stay in the JWKS (default <data-dir>)")
+	fs.IntVar(&f.load.workers, "workers", 0, "checks this instance runs at once, `N` in [1, 1000] (default 10 on PostgreSQL, 4 on SQLite)")
+	fs.IntVar(&f.load.hostConns, "host-conns", DefaultMonitorHostConns, "politeness: connections open at once to one target host, `N` in [1, 64], over every worker of this instance")
+	fs.DurationVar(&f.load.hostSpacing, "host-spacing", DefaultMonitorHostSpacing, "politeness: least time between two connections opened to one target host (`DURATION`, 0 for none, at most 1m)")
 	pos, err := parseFlags(e, fs, args)
 	if err != nil {
 		return usageExit(err)
@@ -68,6 +90,9 @@ func runMonitor(ctx context.Context, e Env, args []string) int {
 	}
 	if f.config == "" {
 		return usageError(e, fs, "--config is required")
+	}
+	if msg := f.load.check(); msg != "" {
+		return usageError(e, fs, "%s", msg)
 	}
 	cfg, err := loadMonitorConfig(f.config)
 	if err != nil {
@@ -110,7 +135,7 @@ func runMonitor(ctx context.Context, e Env, args []string) int {
 		return ExitInternal
 	}
 	live, err := startLiveMonitor(f.config, cfg, receivers, func(cfg *monitor.Config, receivers []schedule.Receiver) (*monitorRun, error) {
-		return startMonitor(ctx, e, cfg, st, f.storeDSN, f.dataDir, f.allowPrivate, f.publicURL, "/metrics", logger, key, keys, receivers)
+		return startMonitor(ctx, e, cfg, st, f.storeDSN, f.dataDir, f.allowPrivate, f.load, f.publicURL, "/metrics", logger, key, keys, receivers)
 	}, e)
 	if err != nil {
 		fmt.Fprintf(e.Stderr, "payability monitor: %v\n", err)
@@ -223,12 +248,26 @@ func monitorReceivers(e Env, cfg *monitor.Config) ([]schedule.Receiver, error) {
 	return receivers, nil
 }
 
-func startMonitor(ctx context.Context, e Env, cfg *monitor.Config, st store.Store, dsn, dataDir string, allowPrivate bool, publicURL, metricsPath string, logger *slog.Logger, key report.Key, keys report.KeySet, receivers []schedule.Receiver) (*monitorRun, error) {
+// check returns what is wrong with the flags, "" when nothing.
+func (l monitorLoad) check() string {
+	switch {
+	case l.workers < 0 || l.workers > 1000:
+		return "--workers must be in [1, 1000]"
+	case l.hostConns < 1 || l.hostConns > 64:
+		return "--host-conns must be in [1, 64]"
+	case l.hostSpacing < 0 || l.hostSpacing > time.Minute:
+		return "--host-spacing must be in [0, 1m]"
+	}
+	return ""
+}
+
+func startMonitor(ctx context.Context, e Env, cfg *monitor.Config, st store.Store, dsn, dataDir string, allowPrivate bool, load monitorLoad, publicURL, metricsPath string, logger *slog.Logger, key report.Key, keys report.KeySet, receivers []schedule.Receiver) (*monitorRun, error) {
 	hist, ok := st.(store.History)
 	if !ok {
 		return nil, errors.New("the store keeps no history")
 	}
-	runner := ops.Runner{Fetcher: e.fetcher(allowPrivate), Now: e.now()}
+	// One polite limit per instance: every worker's checks share it.
+	runner := ops.Runner{Fetcher: e.fetcherWith(allowPrivate, target.NewPoliteHostLimit(load.hostConns, load.hostSpacing)), Now: e.now()}
 	m := &monitor.Monitor{Config: cfg, History: hist, Observers: monitor.OpsObservers(runner), Now: e.now(), Log: logger}
 	reg := prometheus.NewRegistry()
 	if metricsPath == "/metrics" { // standalone: the process's own metrics too
@@ -238,8 +277,9 @@ func startMonitor(ctx context.Context, e Env, cfg *monitor.Config, st store.Stor
 	m.Recorded = metrics.Recorded
 	// River's own lines only from warnings up: the check lines are ours.
 	riverLog := slog.New(slog.NewTextHandler(e.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	sched, err := schedule.Open(ctx, schedule.Options{DB: scheduleDB(dsn, dataDir), Monitor: m, Logger: riverLog,
-		Receivers: receivers, Post: e.poster(allowPrivate), Now: e.now(), DeliveryResult: metrics.Delivery})
+	sched, err := schedule.Open(ctx, schedule.Options{DB: scheduleDB(dsn, dataDir), Monitor: m, Logger: riverLog, Workers: load.workers,
+		Receivers: receivers, Post: e.poster(allowPrivate), Now: e.now(), DeliveryResult: metrics.Delivery,
+		Skipped: metrics.Skipped, Lag: metrics.Lag})
 	if err != nil {
 		return nil, err
 	}
@@ -303,7 +343,7 @@ func serveWithMonitor(ctx context.Context, e Env, f serveFlags, srv http.Handler
 		return nil, nil, nil, ExitInternal
 	}
 	live, err := startLiveMonitor(f.monitor, cfg, receivers, func(cfg *monitor.Config, receivers []schedule.Receiver) (*monitorRun, error) {
-		return startMonitor(ctx, e, cfg, st, f.storeDSN, f.dataDir, f.allowPrivate, f.publicURL, monitorMetricsPath, logger, key, keys, receivers)
+		return startMonitor(ctx, e, cfg, st, f.storeDSN, f.dataDir, f.allowPrivate, defaultMonitorLoad, f.publicURL, monitorMetricsPath, logger, key, keys, receivers)
 	}, e)
 	if err != nil {
 		st.Close()

@@ -184,6 +184,11 @@ func TestMonitorCommandRefusals(t *testing.T) {
 			"--store", "sqlite:" + filepath.Join(t.TempDir(), "m.db")}, exitUsage, "webhooks[0].secret_env: HOOK_SECRET_UNSET is not set"},
 		{"yaml is refused", []string{"monitor", "--config", yaml}, exitUsage, "YAML is not read"},
 		{"bad store", []string{"monitor", "--config", writeConfig(t, `{"endpoints": [{"id": "a", "url": "https://x.example/", "ops": ["check"], "every": "1m"}]}`), "--store", "mysql://x"}, exitUsage, "--store must be"},
+		{"workers past the limit", []string{"monitor", "--config", yaml, "--workers", "1001"}, exitUsage, "--workers must be in [1, 1000]"},
+		{"no connection to a host", []string{"monitor", "--config", yaml, "--host-conns", "0"}, exitUsage, "--host-conns must be in [1, 64]"},
+		{"host connections past the limit", []string{"monitor", "--config", yaml, "--host-conns", "65"}, exitUsage, "--host-conns must be in [1, 64]"},
+		{"negative spacing", []string{"monitor", "--config", yaml, "--host-spacing", "-1ms"}, exitUsage, "--host-spacing must be in [0, 1m]"},
+		{"spacing past a minute", []string{"monitor", "--config", yaml, "--host-spacing", "61s"}, exitUsage, "--host-spacing must be in [0, 1m]"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, stderr, code := runCLI(t, nil, false, nil, tc.args...)
@@ -242,5 +247,66 @@ func TestServeWithMonitorRunsBothInOneProcess(t *testing.T) {
 		"--token-account", account, "--solana-rpc", fakeRPC(t), "--monitor", bad)
 	if code != exitUsage || !strings.Contains(errs, "--monitor: config:1:15: endpoints: at least one endpoint") {
 		t.Errorf("bad monitor config: exit %d %q", code, errs)
+	}
+}
+
+// TestMonitorIsPoliteToAHost: 8 endpoints on one loopback seller, every
+// second, 8 workers, at most 2 connections to a host: the seller never has
+// more than 2 requests in hand. The seller holds the first requests until
+// it has 2 at once, so the workers did contend for the host.
+func TestMonitorIsPoliteToAHost(t *testing.T) {
+	const limit = 2
+	seller := populatedSeller(t)
+	var (
+		mu              sync.Mutex
+		inFlight, most  int
+		served          int
+		contended       = make(chan struct{})
+		contendedClosed bool
+	)
+	gate := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		inFlight++
+		most = max(most, inFlight)
+		if inFlight >= limit && !contendedClosed {
+			contendedClosed = true
+			close(contended)
+		}
+		mu.Unlock()
+		<-contended
+		seller.Config.Handler.ServeHTTP(w, r)
+		mu.Lock()
+		inFlight--
+		served++
+		mu.Unlock()
+	}))
+	t.Cleanup(gate.Close)
+	var eps []string
+	for i := range 8 {
+		eps = append(eps, fmt.Sprintf(`{"id": "e%d", "url": "%s/paid/%d", "ops": ["check"], "every": "1s"}`, i, gate.URL, i))
+	}
+	cfg := writeConfig(t, `{"endpoints": [`+strings.Join(eps, ",")+`]}`)
+	_, stderr, wait := startCLI(t, "monitor", "--config", cfg, "--store", "sqlite:"+filepath.Join(t.TempDir(), "m.db"), "--data-dir", t.TempDir(),
+		"--addr", "127.0.0.1:0", "--allow-private", "--workers", "8", "--host-conns", "2", "--host-spacing", "0")
+	deadline := time.Now().Add(60 * time.Second) // ends a hung test only
+	for {
+		mu.Lock()
+		n := served
+		mu.Unlock()
+		if n >= 16 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the seller served %d requests: %s", n, stderr.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if code := wait(); code != ExitOK {
+		t.Errorf("exit %d: %s", code, stderr.String())
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if most > limit {
+		t.Errorf("the seller had %d requests in hand at once, limit %d per host", most, limit)
 	}
 }

@@ -18,6 +18,8 @@ import (
 type Metrics struct {
 	duration *prometheus.HistogramVec
 	webhooks *prometheus.CounterVec
+	skipped  *prometheus.CounterVec
+	lag      *prometheus.GaugeVec
 }
 
 // NewMetrics registers the monitor's metrics on reg: the outcome and status
@@ -35,8 +37,16 @@ func NewMetrics(reg prometheus.Registerer, m *monitor.Monitor) *Metrics {
 			Name: "payability_monitor_webhook_deliveries_total",
 			Help: "Webhook delivery attempts by webhook (its configuration id, else its receiver key) and result: delivered, retry, gave_up, dropped (the receiver left the configuration while the delivery was pending).",
 		}, []string{"webhook", "result"}),
+		skipped: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "payability_monitor_checks_skipped_total",
+			Help: "Checks this instance skipped, by op, because they started a period or more after they were due (the backlog exceeded a period: add workers or instances).",
+		}, []string{"op"}),
+		lag: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "payability_monitor_check_lag_seconds",
+			Help: "How late, by op, the last check this instance started was after its due time (the backlog: near 0 when the instance keeps up).",
+		}, []string{"op"}),
 	}
-	reg.MustRegister(x.duration, x.webhooks, &stateCollector{m: m})
+	reg.MustRegister(x.duration, x.webhooks, x.skipped, x.lag, &stateCollector{m: m})
 	return x
 }
 
@@ -44,6 +54,13 @@ func NewMetrics(reg prometheus.Registerer, m *monitor.Monitor) *Metrics {
 func (x *Metrics) Recorded(o store.Observation) {
 	x.duration.WithLabelValues(o.Endpoint, o.Op).Observe(float64(o.DurationMS) / 1000)
 }
+
+// Skipped counts one check skipped for being a period late
+// (schedule.Options.Skipped).
+func (x *Metrics) Skipped(op string) { x.skipped.WithLabelValues(op).Inc() }
+
+// Lag sets how late the last check of op started (schedule.Options.Lag).
+func (x *Metrics) Lag(op string, late time.Duration) { x.lag.WithLabelValues(op).Set(late.Seconds()) }
 
 // Delivery counts one webhook delivery attempt (schedule.Options.DeliveryResult).
 func (x *Metrics) Delivery(webhook, result string) {

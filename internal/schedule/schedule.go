@@ -8,7 +8,7 @@
 // scheduled check once: every insert is unique by its arguments (which
 // carry the period), and the history's primary key records a period once
 // even if a job were worked twice. A check that starts a period or more
-// late is skipped, not run. Workers are thin: they call the monitor, which
+// late (MinSkipLate at least) is skipped, not run. Workers are thin: they call the monitor, which
 // calls the ops and the store.
 package schedule
 
@@ -106,6 +106,11 @@ type checkWorker struct {
 
 func (w *checkWorker) Timeout(*river.Job[CheckArgs]) time.Duration { return JobTimeout }
 
+// MinSkipLate is the least lateness that skips a check, whatever its
+// interval: the workers find due jobs by polling (each second on SQLite), so
+// an interval of a few seconds is no measure of a backlog.
+const MinSkipLate = 10 * time.Second
+
 // ErrSkipped ends a check that started a period or more after it was due:
 // its job is cancelled (River keeps it so, with this error), never run late.
 var ErrSkipped = errors.New("schedule: check skipped: started a period or more after it was due")
@@ -117,7 +122,7 @@ func (w *checkWorker) Work(ctx context.Context, job *river.Job[CheckArgs]) error
 		if w.lag != nil {
 			w.lag(job.Args.Op, late)
 		}
-		if late >= e.Every {
+		if late >= max(e.Every, MinSkipLate) {
 			// The backlog is a period or more: the next period's check is
 			// due already. This one is recorded as skipped, not run.
 			w.behind.skip(now, job.Args.Op, late, e.Every)
