@@ -23,8 +23,10 @@ import (
 
 // Limits of a configuration, each enforced by Parse.
 const (
-	MaxConfigBytes = 1 << 20
-	MaxEndpoints   = 1000
+	// MaxConfigBytes and MaxEndpoints fit a directory's 100,000
+	// endpoints (docs/monitor.md, "Running a directory").
+	MaxConfigBytes = 32 << 20
+	MaxEndpoints   = 100000
 	MaxWebhooks    = 32
 	MaxBodyBytes   = 65536
 	MinEvery       = time.Second

@@ -146,7 +146,7 @@ func TestConfigLimits(t *testing.T) {
 	if _, err := ParseConfig(many(MaxEndpoints)); err != nil {
 		t.Errorf("%d endpoints: %v", MaxEndpoints, err)
 	}
-	if _, err := ParseConfig(many(MaxEndpoints + 1)); err == nil || !strings.Contains(err.Error(), "at most 1000 endpoints") {
+	if _, err := ParseConfig(many(MaxEndpoints + 1)); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("at most %d endpoints", MaxEndpoints)) {
 		t.Errorf("%d endpoints: %v, want refused", MaxEndpoints+1, err)
 	}
 	body := func(n int) []byte {
