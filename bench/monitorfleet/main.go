@@ -134,7 +134,7 @@ func run(o options) error {
 	start := time.Now()
 	from, to := start.Add(o.warmup), start.Add(o.warmup+o.window)
 	// Checks due by the window's end run within the drain after it.
-	drain := 5*time.Second + every/10
+	drain := 10*time.Second + min(every/20, 20*time.Second)
 
 	lat := &latencies{}
 	ctx, cancel := context.WithCancel(context.Background())
