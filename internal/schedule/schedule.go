@@ -66,6 +66,12 @@ func (CheckArgs) Kind() string { return "payability_monitor_check" }
 // InsertOpts makes a check unique by its arguments (endpoint, op, period)
 // in every state, and bounds its attempts.
 func (CheckArgs) InsertOpts() river.InsertOpts {
+	return uniqueByArgs()
+}
+
+// uniqueByArgs is the options of a job unique by its arguments in every
+// state, with bounded attempts.
+func uniqueByArgs() river.InsertOpts {
 	return river.InsertOpts{MaxAttempts: CheckAttempts, UniqueOpts: river.UniqueOpts{ByArgs: true}}
 }
 
@@ -79,7 +85,7 @@ func (PruneArgs) Kind() string { return "payability_monitor_prune" }
 
 // InsertOpts makes a pruning unique per period.
 func (PruneArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{MaxAttempts: CheckAttempts, UniqueOpts: river.UniqueOpts{ByArgs: true}}
+	return uniqueByArgs()
 }
 
 // SlotOf is the period of every that t falls in, as the Unix second it

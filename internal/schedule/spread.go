@@ -109,7 +109,7 @@ func (EnqueueArgs) Kind() string { return "payability_monitor_enqueue" }
 
 // InsertOpts makes a tick unique by its window.
 func (EnqueueArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{MaxAttempts: CheckAttempts, UniqueOpts: river.UniqueOpts{ByArgs: true}}
+	return uniqueByArgs()
 }
 
 type enqueueWorker struct {
