@@ -64,9 +64,13 @@ type CheckArgs struct {
 func (CheckArgs) Kind() string { return "payability_monitor_check" }
 
 // InsertOpts makes a check unique by its arguments (endpoint, op, period)
-// in every state, and bounds its attempts.
+// in every state, and bounds its attempts. Checks come after the
+// enqueuer's and pruning's jobs (priority 2, theirs 1): a backlog of checks
+// never holds up the insertion of the next window.
 func (CheckArgs) InsertOpts() river.InsertOpts {
-	return uniqueByArgs()
+	o := uniqueByArgs()
+	o.Priority = 2
+	return o
 }
 
 // uniqueByArgs is the options of a job unique by its arguments in every
@@ -113,9 +117,10 @@ type checkWorker struct {
 func (w *checkWorker) Timeout(*river.Job[CheckArgs]) time.Duration { return JobTimeout }
 
 // MinSkipLate is the least lateness that skips a check, whatever its
-// interval: the workers find due jobs by polling (each second on SQLite), so
-// an interval of a few seconds is no measure of a backlog.
-const MinSkipLate = 10 * time.Second
+// interval: River's leader makes scheduled jobs available every 5 s (its
+// first pass comes several seconds after it is elected) and workers poll,
+// so a lateness of seconds is no measure of a backlog.
+const MinSkipLate = 30 * time.Second
 
 // ErrSkipped ends a check that started a period or more after it was due:
 // its job is cancelled (River keeps it so, with this error), never run late.

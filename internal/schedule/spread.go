@@ -16,12 +16,12 @@ import (
 // directory"). Every (endpoint, op) has a fixed offset inside its interval,
 // a hash of its id and op: its check of the period starting at slot s is
 // due at s + offset. No instance keeps a job per endpoint in memory: one
-// periodic job, inserted by River's elected leader every EnqueueEvery,
-// inserts the checks due in the next window (two ticks long, so a late tick
-// or a change of leader leaves no gap), each scheduled at its due time and
-// unique by (endpoint, op, slot), in batches. Windows overlap; the unique
-// key makes the second insert of a check a no-op, on any number of
-// instances.
+// periodic job, inserted by River's elected leader every tick, inserts the
+// checks due in the next window (two ticks long, and at least a tick and
+// 30 s, so a late tick or a change of leader leaves no gap), each scheduled
+// at its due time and unique by (endpoint, op, slot), in batches. Windows
+// overlap; the unique key makes the second insert of a check a no-op, on
+// any number of instances.
 
 // Enqueue limits.
 const (
@@ -87,6 +87,13 @@ func DueIn(endpoints []monitor.Endpoint, from, to time.Time) []Due {
 	return out
 }
 
+// lookahead is how far past its tick's start one enqueuer job inserts: two
+// ticks, and at least a tick and 30 s, so a tick that runs late (a loaded
+// machine, a change of leader) leaves no gap even when ticks are short.
+func lookahead(tick time.Duration) time.Duration {
+	return max(2*tick, tick+30*time.Second)
+}
+
 // enqueueEvery is the enqueuer's tick for endpoints: the shortest interval,
 // within [1 s, MaxEnqueueEvery].
 func enqueueEvery(endpoints []monitor.Endpoint) time.Duration {
@@ -98,7 +105,7 @@ func enqueueEvery(endpoints []monitor.Endpoint) time.Duration {
 }
 
 // EnqueueArgs is one tick of the enqueuer: it inserts the checks due in
-// [Window, Window + 2 ticks) that are not past (Unix seconds).
+// [Window, Window + lookahead) that are not past (Window: Unix seconds).
 type EnqueueArgs struct {
 	Window int64 `json:"window"`
 	Tick   int64 `json:"tick_ms"`
@@ -125,7 +132,7 @@ func (w *enqueueWorker) Work(ctx context.Context, job *river.Job[EnqueueArgs]) e
 	if now := w.s.m.NowTime(); now.After(from) {
 		from = now
 	}
-	_, err := w.s.EnqueueWindow(ctx, from, time.Unix(job.Args.Window, 0).Add(2*tick))
+	_, err := w.s.EnqueueWindow(ctx, from, time.Unix(job.Args.Window, 0).Add(lookahead(tick)))
 	return err
 }
 

@@ -117,7 +117,8 @@ func TestDueInListsEachCheckOncePerPeriod(t *testing.T) {
 
 // TestEnqueueWindowInsertsEachCheckOnceAcrossInstances: two instances on
 // one PostgreSQL enqueue the same window twice each, at once: every
-// (endpoint, op, slot) has one job, scheduled at its due time.
+// (endpoint, op, slot) has one job, scheduled at its due time, behind the
+// enqueuer's own jobs in priority.
 func TestEnqueueWindowInsertsEachCheckOnceAcrossInstances(t *testing.T) {
 	dsn, _ := pgtest.Schema(t)
 	h := openPostgres(t, dsn)
@@ -160,7 +161,7 @@ func TestEnqueueWindowInsertsEachCheckOnceAcrossInstances(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close(context.Background())
-	rows, err := conn.Query(context.Background(), `SELECT args->>'endpoint', args->>'op', (args->>'slot')::bigint, scheduled_at, count(*) OVER (PARTITION BY args)
+	rows, err := conn.Query(context.Background(), `SELECT args->>'endpoint', args->>'op', (args->>'slot')::bigint, scheduled_at, priority, count(*) OVER (PARTITION BY args)
 		FROM river_job WHERE kind = 'payability_monitor_check'`)
 	if err != nil {
 		t.Fatal(err)
@@ -171,12 +172,16 @@ func TestEnqueueWindowInsertsEachCheckOnceAcrossInstances(t *testing.T) {
 			id, op string
 			slot   int64
 			at     time.Time
+			prio   int
 			dups   int
 		)
-		if err := rows.Scan(&id, &op, &slot, &at, &dups); err != nil {
+		if err := rows.Scan(&id, &op, &slot, &at, &prio, &dups); err != nil {
 			t.Fatal(err)
 		}
 		got++
+		if prio != 2 {
+			t.Errorf("%s/%s slot %d has priority %d, want 2 (after the enqueuer's 1)", id, op, slot, prio)
+		}
 		if dups != 1 {
 			t.Errorf("%s/%s slot %d has %d jobs, want 1", id, op, slot, dups)
 		}
