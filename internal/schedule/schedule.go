@@ -215,15 +215,17 @@ type Scheduler struct {
 	endpoints  func(ctx context.Context) ([]monitor.Endpoint, error)
 	insert     func(ctx context.Context, args river.JobArgs, opts *river.InsertOpts) (bool, error)
 	insertMany func(ctx context.Context, params []river.InsertManyParams) (int, error)
-	start      func(ctx context.Context) error
-	stop       func(ctx context.Context) error
-	close      func()
+	// catchUpOnStart: Start inserts the current period's passed checks.
+	catchUpOnStart bool
+	start          func(ctx context.Context) error
+	stop           func(ctx context.Context) error
+	close          func()
 }
 
 // Open connects to the database, applies River's migrations and builds the
 // client (not started).
 func Open(ctx context.Context, o Options) (*Scheduler, error) {
-	s := &Scheduler{m: o.Monitor, endpoints: o.Endpoints}
+	s := &Scheduler{m: o.Monitor, endpoints: o.Endpoints, catchUpOnStart: !o.NoPeriodic}
 	if s.endpoints == nil {
 		s.endpoints = func(context.Context) ([]monitor.Endpoint, error) { return o.Monitor.Config.Endpoints, nil }
 	}
@@ -381,8 +383,16 @@ func periodicJobs(m *monitor.Monitor, tick time.Duration) []*river.PeriodicJob {
 	return jobs
 }
 
-// Start starts working jobs (and, on the leader, scheduling them).
-func (s *Scheduler) Start(ctx context.Context) error { return s.start(ctx) }
+// Start inserts the start's catch-up (CatchUp; not with NoPeriodic) and
+// starts working jobs (and, on the leader, scheduling them).
+func (s *Scheduler) Start(ctx context.Context) error {
+	if s.catchUpOnStart {
+		if err := s.catchUp(ctx); err != nil {
+			return fmt.Errorf("schedule: catch-up: %w", err)
+		}
+	}
+	return s.start(ctx)
+}
 
 // Stop waits for the running jobs to end (or ctx), then closes the
 // database.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"hash/fnv"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -144,8 +145,14 @@ func (s *Scheduler) EnqueueWindow(ctx context.Context, from, to time.Time) (int,
 	if err != nil {
 		return 0, err
 	}
-	due := DueIn(endpoints, from, to)
 	n := 0
+	err = s.insertDue(ctx, DueIn(endpoints, from, to), &n)
+	return n, err
+}
+
+// insertDue inserts the checks of due, each scheduled at its time, in
+// batches, adding to *n (when given) how many were new.
+func (s *Scheduler) insertDue(ctx context.Context, due []Due, n *int) error {
 	for len(due) > 0 {
 		b := due[:min(len(due), insertBatch)]
 		due = due[len(b):]
@@ -155,11 +162,13 @@ func (s *Scheduler) EnqueueWindow(ctx context.Context, from, to time.Time) (int,
 		}
 		k, err := s.insertMany(ctx, params)
 		if err != nil {
-			return n, err
+			return err
 		}
-		n += k
+		if n != nil {
+			*n += k
+		}
 	}
-	return n, nil
+	return nil
 }
 
 // behind reports the checks skipped because they started a period or more
@@ -186,4 +195,61 @@ func (b *behind) skip(now time.Time, op string, late, every time.Duration) {
 	b.log.Warn("monitor behind: checks a period late are skipped, not run (add workers or instances, or lengthen every)",
 		"skipped", b.n, "late_s", int64(late/time.Second), "every_s", int64(every/time.Second), "op", op)
 	b.last, b.n = now, 0
+}
+
+// catchUpMinRate is the least rate of a start's catch-up, in checks a
+// second: a small configuration is caught up at once, a directory at its
+// own steady rate.
+const catchUpMinRate = 10.0
+
+// CatchUp lists, for a start at now, the checks of the current period
+// whose due time has passed (a fresh store, or a stop that spanned it): in
+// the order they were due, the k-th at now + k / rate, where rate is the
+// configuration's steady rate of checks (at least catchUpMinRate a second),
+// so a start adds at most the steady rate again, never a burst. A check
+// that would come only at or after its next period's due time is left out:
+// that period's own check comes first. Checks of the period that already
+// exist (run, or inserted by another instance) are not inserted again
+// (unique by endpoint, op and slot).
+func CatchUp(endpoints []monitor.Endpoint, now time.Time) []Due {
+	type passed struct {
+		Due
+		next time.Time // the next period's due time
+	}
+	var (
+		rate float64
+		list []passed
+	)
+	for _, e := range endpoints {
+		if e.Every < time.Second {
+			continue
+		}
+		for _, op := range e.Ops {
+			rate += 1 / e.Every.Seconds()
+			slot := SlotOf(now, e.Every)
+			at := DueAt(slot, e.ID, op, e.Every)
+			if at.Before(now) {
+				list = append(list, passed{Due{CheckArgs{Endpoint: e.ID, Op: op, Slot: slot}, at}, at.Add(e.Every)})
+			}
+		}
+	}
+	slices.SortStableFunc(list, func(a, b passed) int { return a.At.Compare(b.At) })
+	rate = max(rate, catchUpMinRate)
+	var out []Due
+	for k, p := range list {
+		at := now.Add(time.Duration(float64(k) / rate * float64(time.Second)))
+		if at.Before(p.next) {
+			out = append(out, Due{Args: p.Args, At: at})
+		}
+	}
+	return out
+}
+
+// catchUp inserts CatchUp's checks (Start, unless NoPeriodic).
+func (s *Scheduler) catchUp(ctx context.Context) error {
+	endpoints, err := s.endpoints(ctx)
+	if err != nil {
+		return err
+	}
+	return s.insertDue(ctx, CatchUp(endpoints, s.m.NowTime()), nil)
 }

@@ -264,3 +264,44 @@ func h2ID(t *testing.T, h history, id string) []any {
 	}
 	return out
 }
+
+// TestCatchUpAtStart: a start catches up the current period's passed
+// checks — a lone endpoint at once, a directory at its steady rate, in the
+// order they were due, each before its next period's check — and leaves
+// the checks still ahead to their own due time.
+func TestCatchUpAtStart(t *testing.T) {
+	now := time.Date(2026, 12, 5, 9, 30, 0, 0, time.UTC) // half of the hour passed
+	t.Run("a lone endpoint is checked at once", func(t *testing.T) {
+		eps := fleet(1, time.Hour, "preflight")
+		due := schedule.DueAt(schedule.SlotOf(now, time.Hour), eps[0].ID, "preflight", time.Hour)
+		got := schedule.CatchUp(eps, now)
+		if !due.Before(now) {
+			if len(got) != 0 {
+				t.Errorf("a check still ahead was caught up: %+v", got)
+			}
+			return
+		}
+		if len(got) != 1 || !got[0].At.Equal(now) || got[0].Args.Slot != schedule.SlotOf(now, time.Hour) {
+			t.Errorf("got %+v, want the current slot at once", got)
+		}
+	})
+	t.Run("a directory at its steady rate", func(t *testing.T) {
+		eps := fleet(20000, time.Hour, "lint")
+		got := schedule.CatchUp(eps, now)
+		if len(got) < 9600 || len(got) > 10400 {
+			t.Fatalf("%d caught up, want about half of 20,000", len(got))
+		}
+		step := time.Hour / 20000
+		for k, d := range got {
+			if want := now.Add(time.Duration(k) * step); d.At.Sub(want).Abs() > time.Millisecond {
+				t.Fatalf("catch-up %d at %v, want %v (the steady rate)", k, d.At, want)
+			}
+			if d.Args.Slot != schedule.SlotOf(now, time.Hour) || !schedule.DueAt(d.Args.Slot, d.Args.Endpoint, "lint", time.Hour).Before(now) {
+				t.Fatalf("catch-up %+v is not a passed check of the current period", d)
+			}
+			if next := schedule.DueAt(d.Args.Slot, d.Args.Endpoint, "lint", time.Hour).Add(time.Hour); !d.At.Before(next) {
+				t.Fatalf("catch-up %+v comes after its next period's check", d)
+			}
+		}
+	})
+}
