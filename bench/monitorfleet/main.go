@@ -396,7 +396,7 @@ func readStore(dsn string, due []schedule.Due, from, end time.Time) (storeResult
 		return res, err
 	}
 	skipped := map[key]bool{}
-	rows, err = conn.Query(ctx, `SELECT args->>'endpoint', args->>'op', (args->>'slot')::bigint, state::text, count(*) OVER (PARTITION BY args)
+	rows, err = conn.Query(ctx, `SELECT args->>'endpoint', args->>'op', (args->>'slot')::bigint, state::text, count(*) OVER (PARTITION BY args->>'endpoint', args->>'op', args->>'slot')
 		FROM river_job WHERE kind = 'payability_monitor_check'`)
 	if err != nil {
 		return res, err

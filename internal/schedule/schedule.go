@@ -54,10 +54,15 @@ const (
 
 // CheckArgs is one scheduled check: an endpoint's op in one period (Slot:
 // Unix seconds of the period's start).
+//
+// Due is when the check was scheduled to start (Unix milliseconds), set by
+// the enqueuer and the start's catch-up; 0 for a check enqueued by hand,
+// which is never skipped. It is not part of the unique key.
 type CheckArgs struct {
-	Endpoint string `json:"endpoint"`
-	Op       string `json:"op"`
-	Slot     int64  `json:"slot"`
+	Endpoint string `json:"endpoint" river:"unique"`
+	Op       string `json:"op" river:"unique"`
+	Slot     int64  `json:"slot" river:"unique"`
+	Due      int64  `json:"due,omitempty"`
 }
 
 // Kind implements river.JobArgs.
@@ -127,9 +132,9 @@ const MinSkipLate = 30 * time.Second
 var ErrSkipped = errors.New("schedule: check skipped: started a period or more after it was due")
 
 func (w *checkWorker) Work(ctx context.Context, job *river.Job[CheckArgs]) error {
-	if e, ok := w.m.Config.Endpoint(job.Args.Endpoint); ok {
+	if e, ok := w.m.Config.Endpoint(job.Args.Endpoint); ok && job.Args.Due != 0 {
 		now := w.m.NowTime()
-		late := max(now.Sub(job.ScheduledAt), 0)
+		late := max(now.Sub(time.UnixMilli(job.Args.Due)), 0)
 		if w.lag != nil {
 			w.lag(job.Args.Op, late)
 		}

@@ -158,7 +158,9 @@ func (s *Scheduler) insertDue(ctx context.Context, due []Due, n *int) error {
 		due = due[len(b):]
 		params := make([]river.InsertManyParams, len(b))
 		for i, d := range b {
-			params[i] = river.InsertManyParams{Args: d.Args, InsertOpts: &river.InsertOpts{ScheduledAt: d.At}}
+			args := d.Args
+			args.Due = d.At.UnixMilli()
+			params[i] = river.InsertManyParams{Args: args, InsertOpts: &river.InsertOpts{ScheduledAt: d.At}}
 		}
 		k, err := s.insertMany(ctx, params)
 		if err != nil {
