@@ -33,7 +33,7 @@ func init() {
 	register(command{"monitor", "watch endpoints on a schedule: history, API, status page, badges, webhooks, metrics, signed records", runMonitor})
 }
 
-const monitorUsage = "monitor --config FILE [--store sqlite:PATH|postgres://…] [--data-dir DIR] [--addr ADDR] [--public-url URL] [--allow-private] [--key-dir DIR]"
+const monitorUsage = "monitor report … | monitor --config FILE [--store sqlite:PATH|postgres://…] [--data-dir DIR] [--addr ADDR] [--public-url URL] [--allow-private] [--key-dir DIR]"
 
 const monitorNote = `Runs every configured endpoint's ops on their schedule (River jobs in the store's database;
 several instances on one PostgreSQL run each check once) and serves what it observed: the JSON API
@@ -47,6 +47,9 @@ type monitorFlags struct {
 }
 
 func runMonitor(ctx context.Context, e Env, args []string) int {
+	if len(args) > 0 && args[0] == "report" {
+		return runMonitorReport(ctx, e, args[1:])
+	}
 	fs := newFlagSet(e, "monitor", monitorUsage, monitorNote, storeNote)
 	var f monitorFlags
 	fs.StringVar(&f.config, "config", "", "the monitor configuration `FILE` (JSON; docs/monitor.md)")

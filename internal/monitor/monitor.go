@@ -82,6 +82,7 @@ func (m *Monitor) Check(ctx context.Context, id, op string, slot int64) (store.O
 	rec := store.Observation{
 		Endpoint: id, Op: op, Slot: slot, At: end, Passing: o.Passing, State: o.State,
 		Reasons: o.Reasons, DurationMS: max(end.Sub(start).Milliseconds(), 0), TermsSHA256: o.TermsSHA256, Network: o.Network,
+		Scheme: o.Scheme, X402Version: o.X402Version, Source: SourceOf(e),
 	}
 	added, err := m.History.AddObservation(ctx, rec)
 	if err != nil {

@@ -72,13 +72,24 @@ type Observation struct {
 	// (the entry TermsSHA256 hashes), empty for the other ops and when no
 	// entry was selected.
 	Network string
+	// Scheme is the payment scheme of the entry the op graded, from a
+	// closed set (exact, upto, other); empty when none. X402Version is its
+	// x402 version (1 or 2; 0 when none). Source names where the endpoint
+	// was listed from when it was observed (config, or a catalog source's
+	// id); empty on rows written before the report existed. Migration 0012.
+	Scheme      string
+	X402Version int
+	Source      string
 }
 
 // Limits of an observation's closed-form fields.
 const (
-	MaxReasons  = 32
-	maxCodeLen  = 64
-	maxIDLength = 64
+	MaxReasons = 32
+	// MaxSchemeLen bounds Scheme; MaxX402Version bounds X402Version.
+	MaxSchemeLen   = 16
+	MaxX402Version = 255
+	maxCodeLen     = 64
+	maxIDLength    = 64
 )
 
 // ErrInvalidObservation: an observation whose fields are not of their
@@ -146,6 +157,10 @@ func (o Observation) Validate() error {
 		}
 	}
 	if o.TermsSHA256 != "" && !IsDigest(o.TermsSHA256) || o.Network != "" && !validCAIP2(o.Network) {
+		return ErrInvalidObservation
+	}
+	if o.Scheme != "" && (len(o.Scheme) > MaxSchemeLen || !ValidCode(o.Scheme)) ||
+		o.X402Version < 0 || o.X402Version > MaxX402Version || o.Source != "" && !ValidID(o.Source) {
 		return ErrInvalidObservation
 	}
 	return nil

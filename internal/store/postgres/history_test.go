@@ -40,16 +40,20 @@ func TestSummaryBackfill(t *testing.T) {
 	storetest.RunSummaryBackfill(t, func(t *testing.T) (store.History, func()) {
 		s := open(t, dsn, postgres.Options{})
 		return s, func() { s.Close() }
-	}, func(t *testing.T) {
-		conn, err := pgx.Connect(context.Background(), dsn)
-		if err != nil {
+	}, func(t *testing.T) { execAll(t, dsn, storetest.SummaryRollbackSQL) })
+}
+
+// execAll runs qs on the database at dsn, every store closed.
+func execAll(t *testing.T, dsn string, qs []string) {
+	t.Helper()
+	conn, err := pgx.Connect(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	for _, q := range qs {
+		if _, err := conn.Exec(context.Background(), q); err != nil {
 			t.Fatal(err)
 		}
-		defer conn.Close(context.Background())
-		for _, q := range storetest.SummaryRollbackSQL {
-			if _, err := conn.Exec(context.Background(), q); err != nil {
-				t.Fatal(err)
-			}
-		}
-	})
+	}
 }

@@ -39,16 +39,20 @@ func TestSummaryBackfill(t *testing.T) {
 	storetest.RunSummaryBackfill(t, func(t *testing.T) (store.History, func()) {
 		s := open(t, path)
 		return s, func() { s.Close() }
-	}, func(t *testing.T) {
-		db, err := sql.Open("sqlite", path)
-		if err != nil {
+	}, func(t *testing.T) { execAll(t, path, storetest.SummaryRollbackSQL) })
+}
+
+// execAll runs qs on the database at path, every store closed.
+func execAll(t *testing.T, path string, qs []string) {
+	t.Helper()
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, q := range qs {
+		if _, err := db.Exec(q); err != nil {
 			t.Fatal(err)
 		}
-		defer db.Close()
-		for _, q := range storetest.SummaryRollbackSQL {
-			if _, err := db.Exec(q); err != nil {
-				t.Fatal(err)
-			}
-		}
-	})
+	}
 }

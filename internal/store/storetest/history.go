@@ -386,13 +386,14 @@ func testHistoryDailyPrune(t *testing.T, h store.History) {
 	}
 }
 
-// SummaryRollbackSQL undoes migration 0007 (the summary) on a database, so
-// that opening a store again applies it to the history already there.
-var SummaryRollbackSQL = []string{
+// SummaryRollbackSQL undoes migration 0007 (the summary), and the later
+// ones first, on a database, so that opening a store again applies them to
+// the history already there.
+var SummaryRollbackSQL = append(slices.Clone(ReportRollbackSQL),
 	`DROP TABLE observation_days`,
 	`DROP TABLE observation_runs`,
 	`DELETE FROM schema_migrations WHERE version = 7`,
-}
+)
 
 // RunSummaryBackfill: the summary the migration backfills from an existing
 // history is the one kept as the same observations landed. open opens a
