@@ -138,17 +138,21 @@ func WriteReportMarkdown(w io.Writer, r EcosystemReport) error {
 		for i, o := range d.Ops {
 			fmt.Fprintf(&b, " %d |", o.Checks)
 			for _, want := range r.Ops[i].States {
-				p := Portion{Of: o.Checks}
-				for _, s := range o.States {
-					if s.State == want.State {
-						p = s.Portion
-					}
-				}
-				fmt.Fprintf(&b, " %s |", PortionText(p))
+				fmt.Fprintf(&b, " %s |", PortionText(o.StateOf(want.State)))
 			}
 		}
 		b.WriteString("\n")
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// StateOf is the day's portion in state: 0 of the day's checks when none.
+func (d DayOp) StateOf(state string) Portion {
+	for _, s := range d.States {
+		if s.State == state {
+			return s.Portion
+		}
+	}
+	return PortionOf(0, d.Checks)
 }

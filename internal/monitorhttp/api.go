@@ -41,12 +41,13 @@ type Config struct {
 
 // Routes are the path patterns the monitor serves, for a process that
 // serves it beside other routes (serve --monitor).
-var Routes = []string{"/api/v1/endpoints", "/api/v1/endpoints/", "/api/v1/reliability/", "/status", "/status/", "/badge/", "/probe"}
+var Routes = []string{"/api/v1/endpoints", "/api/v1/endpoints/", "/api/v1/reliability/", "/status", "/status/", "/badge/", "/probe", "/report", "/api/v1/report"}
 
 // Handler serves every monitor route.
 type Handler struct {
-	cfg Config
-	mux *http.ServeMux
+	cfg    Config
+	mux    *http.ServeMux
+	report reportCache
 }
 
 // New builds the handler.
@@ -60,6 +61,8 @@ func New(cfg Config) *Handler {
 	h.mux.HandleFunc("GET /badge/{file}", h.badge)
 	h.mux.HandleFunc("GET /probe", h.probe)
 	h.mux.HandleFunc("GET /api/v1/reliability/{id}", h.reliability)
+	h.mux.HandleFunc("GET /report", h.reportHTML)
+	h.mux.HandleFunc("GET /api/v1/report", h.reportJSON)
 	if cfg.ServeJWKS && cfg.KeySet != nil {
 		h.mux.HandleFunc("GET /.well-known/jwks.json", h.jwks)
 	}

@@ -201,9 +201,11 @@ func (h *Handler) statusDetail(w http.ResponseWriter, r *http.Request) {
 	render(w, "detail", data)
 }
 
-func render(w http.ResponseWriter, name string, data any) {
+func render(w http.ResponseWriter, name string, data any) { renderWith(w, pages(), name, data) }
+
+func renderWith(w http.ResponseWriter, tmpl *template.Template, name string, data any) {
 	var buf bytes.Buffer
-	if err := pages().ExecuteTemplate(&buf, name, data); err != nil {
+	if err := tmpl.ExecuteTemplate(&buf, name, data); err != nil {
 		writeError(w, 0, "internal_error")
 		return
 	}
