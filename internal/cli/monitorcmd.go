@@ -221,7 +221,7 @@ func monitorReceivers(e Env, cfg *monitor.Config) ([]schedule.Receiver, error) {
 		if secret == "" {
 			return nil, badFlag{fmt.Sprintf("config: webhooks[%d].secret_env: %s is not set", i, w.SecretEnv)}
 		}
-		receivers = append(receivers, schedule.Receiver{ID: w.ID, URL: w.URL, Secret: []byte(secret)})
+		receivers = append(receivers, schedule.Receiver{ID: w.ID, URL: w.URL, Secret: []byte(secret), Format: w.Format})
 	}
 	return receivers, nil
 }

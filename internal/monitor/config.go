@@ -49,6 +49,9 @@ type Config struct {
 	Endpoints []Endpoint
 	Webhooks  []Webhook
 	Retention time.Duration
+	// Alert is the global alert policy; each endpoint's Alert is it, or
+	// the endpoint's own keys.
+	Alert AlertPolicy
 }
 
 // Endpoint is one monitored endpoint. ID is the only label that is ever
@@ -66,6 +69,8 @@ type Endpoint struct {
 	// MaxAmount, when set, is the most the endpoint may ask, in the
 	// asset's atomic units (a decimal integer).
 	MaxAmount string
+	// Alert is the webhooks' alert policy of the endpoint's ops (alert.go).
+	Alert AlertPolicy
 }
 
 // Has reports whether the endpoint is observed by op.
@@ -79,6 +84,9 @@ type Webhook struct {
 	URL       string
 	SecretEnv string // the environment variable holding the HMAC secret
 	Events    []string
+	// Format is the payload's shape: json (the signed event, the default),
+	// slack or discord (webhook.Formats).
+	Format string
 }
 
 // Endpoint returns the endpoint with id.
@@ -115,15 +123,22 @@ func (e *ConfigError) Error() string {
 
 // The keys each object of the file allows.
 var (
-	topKeys      = []string{"endpoints", "webhooks", "retention"}
-	endpointKeys = []string{"id", "url", "method", "body", "ops", "every", "network", "max_amount"}
-	webhookKeys  = []string{"id", "url", "secret_env", "events"}
+	topKeys      = []string{"endpoints", "webhooks", "retention", "failures_before_alert", "successes_before_resolve"}
+	endpointKeys = []string{"id", "url", "method", "body", "ops", "every", "network", "max_amount", "failures_before_alert", "successes_before_resolve"}
+	webhookKeys  = []string{"id", "url", "secret_env", "events", "format"}
 )
 
 type rawConfig struct {
 	Endpoints []rawEndpoint `json:"endpoints"`
 	Webhooks  []rawWebhook  `json:"webhooks"`
 	Retention *string       `json:"retention"`
+	rawAlert
+}
+
+// rawAlert is the alert policy's keys, globally and per endpoint.
+type rawAlert struct {
+	FailuresBeforeAlert    *int `json:"failures_before_alert"`
+	SuccessesBeforeResolve *int `json:"successes_before_resolve"`
 }
 
 type rawEndpoint struct {
@@ -135,6 +150,7 @@ type rawEndpoint struct {
 	Every     string   `json:"every"`
 	Network   string   `json:"network"`
 	MaxAmount string   `json:"max_amount"`
+	rawAlert
 }
 
 type rawWebhook struct {
@@ -142,6 +158,7 @@ type rawWebhook struct {
 	URL       string   `json:"url"`
 	SecretEnv string   `json:"secret_env"`
 	Events    []string `json:"events"`
+	Format    string   `json:"format"`
 }
 
 // ReadConfig reads and parses a configuration of at most MaxConfigBytes.
@@ -207,7 +224,12 @@ func (v validator) fail(field, reason string) error {
 }
 
 func (v validator) config(raw rawConfig) (*Config, error) {
-	c := &Config{Retention: DefaultRetention}
+	c := &Config{Retention: DefaultRetention,
+		Alert: AlertPolicy{FailuresBeforeAlert: DefaultFailuresBeforeAlert, SuccessesBeforeResolve: DefaultSuccessesBeforeResolve}}
+	var err error
+	if c.Alert, err = v.alert("", raw.rawAlert, c.Alert); err != nil {
+		return nil, err
+	}
 	if len(raw.Endpoints) == 0 {
 		return nil, v.fail("endpoints", "at least one endpoint is required")
 	}
@@ -218,6 +240,9 @@ func (v validator) config(raw rawConfig) (*Config, error) {
 	for i, re := range raw.Endpoints {
 		e, err := v.endpoint(fmt.Sprintf("endpoints[%d]", i), re)
 		if err != nil {
+			return nil, err
+		}
+		if e.Alert, err = v.alert(fmt.Sprintf("endpoints[%d].", i), re.rawAlert, c.Alert); err != nil {
 			return nil, err
 		}
 		if seen[e.ID] {
@@ -346,7 +371,45 @@ func (v validator) webhook(at string, rw rawWebhook) (Webhook, error) {
 		}
 	}
 	w.Events = slices.Compact(slices.Clone(rw.Events))
+	switch rw.Format {
+	case "":
+		w.Format = WebhookJSON
+	case WebhookJSON, WebhookSlack, WebhookDiscord:
+		w.Format = rw.Format
+	default:
+		return w, v.fail(at+".format", "want json, slack or discord")
+	}
 	return w, nil
+}
+
+// Webhook payload formats.
+const (
+	WebhookJSON    = "json"
+	WebhookSlack   = "slack"
+	WebhookDiscord = "discord"
+)
+
+// alert reads the policy keys at prefix (the top level, or an endpoint's),
+// each 1 to MaxAlertRun; a key not given keeps def's value.
+func (v validator) alert(prefix string, ra rawAlert, def AlertPolicy) (AlertPolicy, error) {
+	p := def
+	for _, k := range []struct {
+		name string
+		val  *int
+		dst  *int
+	}{
+		{"failures_before_alert", ra.FailuresBeforeAlert, &p.FailuresBeforeAlert},
+		{"successes_before_resolve", ra.SuccessesBeforeResolve, &p.SuccessesBeforeResolve},
+	} {
+		if k.val == nil {
+			continue
+		}
+		if *k.val < 1 || *k.val > MaxAlertRun {
+			return p, v.fail(prefix+k.name, fmt.Sprintf("want a whole number from 1 to %d", MaxAlertRun))
+		}
+		*k.dst = *k.val
+	}
+	return p, nil
 }
 
 // ParseDuration reads a Go duration (90s, 10m, 1h30m) or a whole number of

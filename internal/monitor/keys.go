@@ -44,9 +44,11 @@ var (
 	endpointSchema = objectOf(endpointKeys)
 	webhookSchema  = objectOf(webhookKeys)
 	topSchema      = &schema{keys: map[string]*schema{
-		"endpoints": {elem: endpointSchema},
-		"webhooks":  {elem: webhookSchema},
-		"retention": leaf,
+		"endpoints":                {elem: endpointSchema},
+		"webhooks":                 {elem: webhookSchema},
+		"retention":                leaf,
+		"failures_before_alert":    leaf,
+		"successes_before_resolve": leaf,
 	}}
 )
 

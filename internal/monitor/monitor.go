@@ -23,9 +23,11 @@ type Monitor struct {
 	// Recorded, when set, is told of each observation this monitor
 	// recorded (once per observation: metrics hang here).
 	Recorded func(o store.Observation)
-	// Changed, when set, is told of a change of outcome: the recorded
-	// observation cur differs in outcome from prev, the op's observation
-	// before it (the first observation of an op is no change). It may be
+	// Changed, when set, is told of a change of outcome the endpoint's
+	// alert policy announces (alert.go): cur is the observation that
+	// changed it, prev carries the outcome announced before (with a store
+	// that keeps no alert state: the op's observation before cur). The
+	// first observation of an op is no change. It may be
 	// told of one change more than once (a retried job): it must be
 	// idempotent (webhooks are, by event id). An error fails the check,
 	// which is retried.
@@ -68,10 +70,11 @@ func (m *Monitor) Check(ctx context.Context, id, op string, slot int64) (store.O
 	}
 	if n := len(recent); n > 0 && recent[n-1].Slot == slot {
 		rec := recent[n-1]
+		var prev *store.Observation
 		if n == 2 {
-			err = m.changed(ctx, recent[0], rec)
+			prev = &recent[0]
 		}
-		return rec, false, err
+		return rec, false, m.alert(ctx, e, prev, rec)
 	}
 	start := m.now()
 	o, err := obs.Observe(ctx, e)
@@ -97,11 +100,14 @@ func (m *Monitor) Check(ctx context.Context, id, op string, slot int64) (store.O
 		m.Recorded(rec)
 	}
 	// A job of an older slot that ran late (rescued) tells of no change:
-	// the order of outcomes is the slots' order.
-	if n := len(recent); n > 0 && recent[n-1].Slot < slot {
-		if err := m.changed(ctx, recent[n-1], rec); err != nil {
-			return rec, true, err
-		}
+	// the order of outcomes is the slots' order. The alert policy decides
+	// whether this observation changes what is announced.
+	var prev *store.Observation
+	if n := len(recent); n > 0 {
+		prev = &recent[n-1]
+	}
+	if err := m.alert(ctx, e, prev, rec); err != nil {
+		return rec, true, err
 	}
 	return rec, true, nil
 }

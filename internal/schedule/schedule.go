@@ -277,8 +277,8 @@ func (s *Scheduler) tell(o Options) *Scheduler {
 	}
 	o.Monitor.Changed = func(ctx context.Context, prev, cur store.Observation) error {
 		ev := eventOf(prev, cur)
-		body := string(ev.Body())
 		for _, r := range o.Receivers {
+			body := string(ev.BodyAs(r.Format))
 			if _, err := s.insert(ctx, WebhookArgs{Receiver: r.Key(), EventID: ev.ID, Body: body}, &river.InsertOpts{MaxAttempts: attempts}); err != nil {
 				return err
 			}

@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 type Both interface {
 	store.History
 	store.Ecosystem
+	store.Alerts
 }
 
 // RunEcosystem runs the conformance suite of store.Ecosystem: open returns
@@ -29,6 +31,8 @@ func RunEcosystem(t *testing.T, open func(t *testing.T) Both) {
 		{"ecosystem/state_days_per_utc_day_op_state", testEcosystemStateDays},
 		{"ecosystem/state_days_follow_prune", testEcosystemStateDaysPrune},
 		{"ecosystem/invalid_fields_refused", testEcosystemInvalid},
+		{"alerts/step_round_trip_and_no_op", testAlertRoundTrip},
+		{"alerts/8_concurrent_steps_all_counted", testAlertConcurrent},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -192,6 +196,7 @@ func testEcosystemInvalid(t *testing.T, s Both) {
 // ReportRollbackSQL undoes migration 0012 on a database, so that opening a
 // store again applies it to the history already there.
 var ReportRollbackSQL = []string{
+	`DROP TABLE alert_states`,
 	`DROP TABLE observation_states`,
 	`ALTER TABLE observations DROP COLUMN scheme`,
 	`ALTER TABLE observations DROP COLUMN x402_version`,
@@ -219,5 +224,53 @@ func RunReportBackfill(t *testing.T, open func(t *testing.T) (Both, func()), rol
 	defer closeStore()
 	if got := stateDays(t, s, time.Time{}); len(kept) < 6 || !slices.EqualFunc(got, kept, stateDayEqual) {
 		t.Errorf("kept %+v, backfilled %+v", kept, got)
+	}
+}
+
+func testAlertRoundTrip(t *testing.T, s Both) {
+	ctx := context.Background()
+	want := store.AlertState{Seen: true, Passing: true, Streak: 1, LastSlot: 120, FiredSlot: -1}
+	got, err := s.StepAlert(ctx, "a", "check", func(cur store.AlertState) store.AlertState {
+		if cur.Seen {
+			t.Errorf("a new op's state %+v, want zero", cur)
+		}
+		return want
+	})
+	if err != nil || got != want {
+		t.Fatalf("StepAlert: %+v %v", got, err)
+	}
+	// A step that changes nothing stores nothing and returns the state.
+	got, err = s.StepAlert(ctx, "a", "check", func(cur store.AlertState) store.AlertState { return cur })
+	if err != nil || got != want {
+		t.Errorf("no-op step: %+v %v, want %+v", got, err, want)
+	}
+	other, _ := s.StepAlert(ctx, "a", "memo", func(cur store.AlertState) store.AlertState { return cur })
+	if other.Seen {
+		t.Errorf("another op's state %+v, want none", other)
+	}
+	if _, err := s.StepAlert(ctx, "A!", "check", func(cur store.AlertState) store.AlertState { return cur }); err == nil {
+		t.Error("an invalid endpoint id: no error")
+	}
+}
+
+func testAlertConcurrent(t *testing.T, s Both) {
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := s.StepAlert(ctx, "a", "lint", func(cur store.AlertState) store.AlertState {
+				cur.Seen, cur.Streak, cur.LastSlot = true, cur.Streak+1, cur.LastSlot+60
+				return cur
+			}); err != nil {
+				t.Errorf("StepAlert: %v", err)
+			}
+		}()
+	}
+	wg.Wait()
+	got, _ := s.StepAlert(ctx, "a", "lint", func(cur store.AlertState) store.AlertState { return cur })
+	if got.Streak != 8 || got.LastSlot != 480 {
+		t.Errorf("state %+v, want 8 steps counted once each", got)
 	}
 }

@@ -17,3 +17,16 @@ CREATE TABLE observation_states (
 );
 INSERT INTO observation_states (day, op, state, checks)
 SELECT at_ms / 86400000, op, state, COUNT(*) FROM observations GROUP BY at_ms / 86400000, op, state;
+-- The webhooks' alert policy (failures_before_alert,
+-- successes_before_resolve): per endpoint and op the outcome last announced
+-- (passing 0/1), the observations in a row that contradict it, the newest
+-- slot counted and the slot that last changed the announcement (-1: none).
+CREATE TABLE alert_states (
+	endpoint   TEXT NOT NULL,
+	op         TEXT NOT NULL,
+	passing    BIGINT NOT NULL CHECK (passing IN (0, 1)),
+	streak     BIGINT NOT NULL CHECK (streak >= 0),
+	last_slot  BIGINT NOT NULL,
+	fired_slot BIGINT NOT NULL,
+	PRIMARY KEY (endpoint, op)
+);

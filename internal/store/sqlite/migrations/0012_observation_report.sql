@@ -17,3 +17,16 @@ CREATE TABLE observation_states (
 ) STRICT;
 INSERT INTO observation_states (day, op, state, checks)
 SELECT at_ms / 86400000, op, state, COUNT(*) FROM observations GROUP BY at_ms / 86400000, op, state;
+-- The webhooks' alert policy (failures_before_alert,
+-- successes_before_resolve): per endpoint and op the outcome last announced
+-- (passing 0/1), the observations in a row that contradict it, the newest
+-- slot counted and the slot that last changed the announcement (-1: none).
+CREATE TABLE alert_states (
+	endpoint   TEXT NOT NULL,
+	op         TEXT NOT NULL,
+	passing    INTEGER NOT NULL CHECK (passing IN (0, 1)),
+	streak     INTEGER NOT NULL CHECK (streak >= 0),
+	last_slot  INTEGER NOT NULL,
+	fired_slot INTEGER NOT NULL,
+	PRIMARY KEY (endpoint, op)
+) STRICT;
