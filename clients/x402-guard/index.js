@@ -67,7 +67,7 @@ function makeSource(o) {
     case "monitor":
       return monitorSource({ monitorUrl: o.monitorUrl, serviceId: o.serviceId, allowPrivate: o.allowPrivate, fetch: o.fetch, now: o.now });
     case "service":
-      // The paid service has no preflight route yet (README, "Decision sources").
+      // Not built: paying for the record from inside the payment hook (README, "Decision sources").
       throw new TypeError("x402-guard: the service source is not available yet; use \"local\" or \"monitor\"");
   }
   throw new TypeError("x402-guard: source must be \"local\" or \"monitor\"");

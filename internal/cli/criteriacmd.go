@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"github.com/exchangerebel/payability/internal/lint"
 
 	"github.com/exchangerebel/payability/internal/corpus"
 	"github.com/exchangerebel/payability/internal/criteria"
@@ -25,8 +26,8 @@ func serviceArg(s string) (string, bool) {
 }
 
 func runCriteria(_ context.Context, e Env, args []string) int {
-	fs := newFlagSet(e, "criteria", "criteria [payability|rail-probe|x402-lint|x402-preflight]",
-		"Prints the published criteria document (payability by default) or the x402-lint/v1 rules or the x402-preflight/v1 document as JSON, with corpus.sha256 set to the pin of the embedded corpus.")
+	fs := newFlagSet(e, "criteria", "criteria [payability|rail-probe|x402-lint|x402-lint-profiles|x402-preflight]",
+		"Prints the published criteria document (payability by default) or the x402-lint/v1 rules or the x402-preflight/v1 document as JSON, with corpus.sha256 set to the pin of the embedded corpus; x402-lint-profiles prints the directory profiles of lint --profile.")
 	pos, err := parseFlags(e, fs, args)
 	if err != nil {
 		return usageExit(err)
@@ -42,6 +43,8 @@ func runCriteria(_ context.Context, e Env, args []string) int {
 	switch name {
 	case "x402-lint", "lint":
 		doc, err = corpus.LintRules()
+	case "x402-lint-profiles", "profiles":
+		doc = lint.ProfilesRaw()
 	case "x402-preflight", "preflight", preflight.DocumentID:
 		doc, err = corpus.PreflightDocument()
 	default:

@@ -189,6 +189,7 @@ func (o *outputFlags) writeReport(e Env, rep ops.Report) int {
 	text := func(w io.Writer, colour bool) error { return renderText(w, rep, colour) }
 	if lr, ok := rep.(ops.LintReport); ok {
 		text = func(w io.Writer, _ bool) error { return renderLint(w, lr) }
+		run.Rules = append(run.Rules, format.ProfileRules(lr.Profile)...)
 	}
 	return o.writeAll(e, run, text, func(w io.Writer) error { return encodeJSON(w, rep) })
 }

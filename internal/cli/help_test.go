@@ -112,7 +112,7 @@ func TestUsageMistakesSayWhatIsWrong(t *testing.T) {
 		{[]string{"verify", "--jwks", "keys.json"}, "give exactly one report"},
 		{[]string{"reliability", "--service-id", "x"}, "--service-id and --intended-url are required"},
 		{[]string{"scan", "--op", "check", "a.txt", "b.txt"}, "give at most one input"},
-		{[]string{"ledger", "refund", "ENTRY", "--tx", ledgerSig(), "--op", "refund", "--data-dir", dir}, "--op must be check, memo or probe"},
+		{[]string{"ledger", "refund", "ENTRY", "--tx", ledgerSig(), "--op", "refund", "--data-dir", dir}, "--op must be check, memo, probe, preflight or lint"},
 		{[]string{"ledger", "export", "--from", "2026-11-01", "--data-dir", dir}, "--from and --to are required"},
 		{[]string{"ledger", "tripwires", "--store", "mysql://db"}, "--store must be"},
 		{[]string{"store", "migrate", "now", "--data-dir", dir}, "takes no arguments"},

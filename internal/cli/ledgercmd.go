@@ -18,7 +18,7 @@ func init() {
 }
 
 const ledgerUsage = `ledger backfill [--rates-url URL]
-       payability ledger refund ENTRY-ID --tx REFUND-TX-SIGNATURE [--op check|memo|probe]
+       payability ledger refund ENTRY-ID --tx REFUND-TX-SIGNATURE [--op check|memo|probe|preflight|lint]
        payability ledger export --from YYYY-MM-DD --to YYYY-MM-DD [--format csv|json] [--summary]
        payability ledger tripwires [--format text|json]
   each also takes --store sqlite:PATH|postgres://… and --data-dir DIR, as serve does;
@@ -52,7 +52,7 @@ func runLedger(ctx context.Context, e Env, args []string) int {
 // ledgerUsages are the command lines of the ledger subcommands.
 var ledgerUsages = map[string]string{
 	"backfill":  "ledger backfill [--rates-url URL] [--store DSN] [--data-dir DIR]",
-	"refund":    "ledger refund ENTRY-ID --tx REFUND-TX-SIGNATURE [--op check|memo|probe] [--store DSN] [--data-dir DIR]",
+	"refund":    "ledger refund ENTRY-ID --tx REFUND-TX-SIGNATURE [--op check|memo|probe|preflight|lint] [--store DSN] [--data-dir DIR]",
 	"export":    "ledger export --from YYYY-MM-DD --to YYYY-MM-DD [--format csv|json] [--summary] [--store DSN] [--data-dir DIR]",
 	"tripwires": "ledger tripwires [--format text|json] [--store DSN] [--data-dir DIR]",
 }
@@ -63,7 +63,7 @@ var ledgerNotes = map[string]string{
 (docs/ledger.md); never rewrites a filled entry.
 exit status: 0 done; 1 the store or the rate source failed; 2 bad usage.`,
 	"refund": `Records a refund against one ledger entry (append-only; the entry is never edited).
-exit status: 0 recorded; 2 bad usage, no such entry, already refunded, or a malformed signature;
+exit status: 0 recorded; 2 bad usage, no such entry, already refunded, or a malformed refund tx (a Solana signature, or an EVM transaction hash on Base);
 1 the store failed.`,
 	"export": `Prints every ledger entry of the UTC days FROM..TO (both included) with its CAD block, or
 with --summary the sums per day and op.
@@ -158,7 +158,7 @@ func runLedgerBackfill(ctx context.Context, e Env, args []string) int {
 func runLedgerRefund(ctx context.Context, e Env, args []string) int {
 	c := newLedgerCmd(e, "refund")
 	tx := c.fs.String("tx", "", "the base58 `SIGNATURE` of the refund transaction (required)")
-	op := c.fs.String("op", "", "the entry's `OP`: check, memo or probe (default: the entry is found by its id)")
+	op := c.fs.String("op", "", "the entry's `OP`: check, memo, probe, preflight or lint (default: the entry is found by its id)")
 	pos, code, ok := c.parse(e, args)
 	switch {
 	case !ok:
@@ -167,8 +167,8 @@ func runLedgerRefund(ctx context.Context, e Env, args []string) int {
 		return usageError(e, c.fs, "give exactly one ENTRY-ID")
 	case *tx == "":
 		return usageError(e, c.fs, "--tx is required")
-	case *op != "" && !oneOf(*op, []string{"check", "memo", "probe"}):
-		return usageError(e, c.fs, "--op must be check, memo or probe")
+	case *op != "" && !store.Op(*op).Valid():
+		return usageError(e, c.fs, "--op must be check, memo, probe, preflight or lint")
 	}
 	st, ok := c.open(ctx, e)
 	if !ok {
@@ -290,8 +290,7 @@ func runLedgerTripwires(ctx context.Context, e Env, args []string) int {
 func corpusPassesByService() map[string]bool {
 	m := map[string]bool{}
 	for _, svc := range ledger.Services {
-		s, err := corpus.Run(svc.Name)
-		m[svc.Name] = err == nil && s.OK()
+		m[svc.Name] = corpus.Passes(svc.Name)
 	}
 	return m
 }

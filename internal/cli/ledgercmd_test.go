@@ -67,7 +67,7 @@ func ledgerSeed(t *testing.T, dir string, calls ...ledgerCall) []store.Entry {
 			t.Fatal(err)
 		}
 		e := store.Entry{PayerWallet: "7Li3hs31FppKK6CbRFQMUzFrTGABSVDUtv3NvaKNoRfV", Timestamp: c.at, PriceUSDCUnits: 10000,
-			CAD: store.CAD{Basis: ledger.Basis, Pending: true}, PaymentTx: tx, SolanaFeeLamports: 5000,
+			CAD: store.CAD{Basis: ledger.Basis, Pending: true}, PaymentTx: tx, PaymentNetwork: "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp", SolanaFeeLamports: 5000,
 			CriteriaVersion: "payability-verdict@r1", VerdictLine: "verdict line", House: c.house}
 		switch c.op {
 		case store.OpCheck:

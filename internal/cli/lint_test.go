@@ -173,3 +173,30 @@ func TestCriteriaX402Lint(t *testing.T) {
 		t.Errorf("%v %+v", err, doc)
 	}
 }
+
+// TestCriteriaX402LintOrigin: the document rules are published with their
+// citations (the discovery draft, x402scan's DISCOVERY.md); the profiles
+// document prints with every profile rule's dated source.
+func TestCriteriaX402LintOrigin(t *testing.T) {
+	out, _, code := runCLI(t, &fakeFetcher{}, false, nil, "criteria", "x402-lint")
+	if code != ExitOK {
+		t.Fatalf("exit %d", code)
+	}
+	for _, s := range []string{`"id": "listing_drift"`, `"id": "listed_not_402"`, `"id": "listing_price_mismatch"`, `"id": "discovery_missing"`,
+		"specs/extensions/well-known-discovery.md", "x402scan docs/DISCOVERY.md"} {
+		if !strings.Contains(out, s) {
+			t.Errorf("criteria x402-lint lacks %s", s)
+		}
+	}
+	out, _, code = runCLI(t, &fakeFetcher{}, false, nil, "criteria", "x402-lint-profiles")
+	var doc struct {
+		ID       string
+		Profiles []struct {
+			Name  string
+			Rules []struct{ ID string }
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || code != ExitOK || doc.ID != "x402-lint-profiles/v1" || len(doc.Profiles) != 2 {
+		t.Errorf("profiles: %v exit %d %+v", err, code, doc)
+	}
+}

@@ -33,8 +33,8 @@ const lintExitNote = `exit status:
 
 func runLint(ctx context.Context, e Env, args []string) int {
 	fs := newFlagSet(e, "lint",
-		"lint [--json] [--format FORMAT[=FILE]]... [--allow-private] [--method GET|POST] [--body JSON|@FILE] [--fail-on error|warn|never] [--solana-rpc URL] [--evm-rpc URL] URL",
-		"Grades one response of URL against the published rules x402-lint/v1 (payability criteria x402-lint): the v2 PAYMENT-REQUIRED header, the v1 JSON body, every accepts entry, HTTP hygiene and extensions; with an RPC URL, the chain accounts the entries name.",
+		"lint [--json] [--format FORMAT[=FILE]]... [--allow-private] [--method GET|POST] [--body JSON|@FILE] [--fail-on error|warn|never] [--solana-rpc URL] [--evm-rpc URL] [--profile x402scan|bazaar] (URL | --origin ORIGIN [--openapi URL])",
+		"Grades one response of URL against the published rules x402-lint/v1 (payability criteria x402-lint): the v2 PAYMENT-REQUIRED header, the v1 JSON body, every accepts entry, HTTP hygiene and extensions; with an RPC URL, the chain accounts the entries name. With --origin, reads the origin's discovery documents (/.well-known/x402, /.well-known/x402.json, --openapi) and lints every resource they list, and the listings against the live 402s (docs/lint.md, Origin mode).",
 		lintExitNote)
 	out := addOutputFlags(fs, format.FailOnError)
 	allowPrivate := fs.Bool("allow-private", false, "allow loopback and private addresses for the target and the RPC nodes (a seller's staging)")
@@ -42,9 +42,19 @@ func runLint(ctx context.Context, e Env, args []string) int {
 	body := fs.String("body", "", "the POST body: `JSON` text, or @FILE to read it from a file (default {})")
 	solanaRPC := fs.String("solana-rpc", "", "check Solana chain readiness through the JSON-RPC node at `URL` (opt-in)")
 	evmRPC := fs.String("evm-rpc", "", "check the EVM EIP-712 domain through the JSON-RPC node at `URL` (opt-in)")
+	origin := fs.String("origin", "", "lint the whole service at `ORIGIN` (scheme://host[:port]): its discovery documents and every resource they list")
+	openAPI := fs.String("openapi", "", "with --origin, also read the OpenAPI document at `URL` (paid operations carry x-payment-info)")
+	profile := fs.String("profile", "", "also grade the acceptance rules of the directory `NAME`: x402scan or bazaar (docs/lint.md, Directory profiles); they never change conforms")
 	pos, err := parseFlags(e, fs, args)
 	if err != nil {
 		return usageExit(err)
+	}
+	if _, ok := lint.ProfileByName(*profile); *profile != "" && !ok {
+		return usageError(e, fs, "--profile must be x402scan or bazaar")
+	}
+	if *origin != "" || *openAPI != "" {
+		return runLintOrigin(ctx, e, fs, out, originFlags{origin: *origin, openAPI: *openAPI, allowPrivate: *allowPrivate, profile: *profile,
+			other: len(pos) > 0 || *body != "" || *solanaRPC != "" || *evmRPC != "" || strings.ToUpper(*method) != http.MethodGet})
 	}
 	if len(pos) != 1 {
 		return usageError(e, fs, "give exactly one URL")
@@ -67,7 +77,7 @@ func runLint(ctx context.Context, e Env, args []string) int {
 		}
 		reqBody = b
 	}
-	runner := ops.Runner{Fetcher: e.fetcher(*allowPrivate), Now: e.now()}
+	runner := ops.Runner{Fetcher: e.fetcher(*allowPrivate), Now: e.now(), Profile: *profile}
 	if *solanaRPC != "" || *evmRPC != "" {
 		c, err := chain.New(chain.Options{SolanaRPC: *solanaRPC, EVMRPC: *evmRPC, AllowPrivate: *allowPrivate, UserAgent: buildinfo.UserAgent})
 		if err != nil {
@@ -174,8 +184,21 @@ func renderLint(w io.Writer, r ops.LintReport) error {
 			}
 		}
 	}
+	if r.Profile != "" {
+		fmt.Fprintf(&b, "\nprofile %s (the directory's acceptance rules; conforms is x402-lint's alone)\n", r.Profile)
+		if len(r.ProfileFindings) == 0 {
+			b.WriteString("  accepted: no finding\n")
+		}
+		for _, f := range r.ProfileFindings {
+			line(f)
+		}
+	}
 	errs, warns := r.Counts()
-	fmt.Fprintf(&b, "\nX402 LINT — conforms: %s — %d errors, %d warnings — %s\n", yesNo(r.Conforms), errs, warns, r.CheckedAt)
+	prof := ""
+	if r.Profile != "" {
+		prof = fmt.Sprintf(" — profile %s: %d findings", r.Profile, len(r.ProfileFindings))
+	}
+	fmt.Fprintf(&b, "\nX402 LINT — conforms: %s — %d errors, %d warnings%s — %s\n", yesNo(r.Conforms), errs, warns, prof, r.CheckedAt)
 	_, err := io.WriteString(w, b.String())
 	return err
 }

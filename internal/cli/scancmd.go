@@ -32,7 +32,7 @@ func init() {
 }
 
 func runScan(ctx context.Context, e Env, args []string) int {
-	fs := newFlagSet(e, "scan", "scan --op check|memo|probe|lint [--concurrency 64] [--per-host 4] [--host-conns 6] [--allow-private] [--quiet] [--full] [--out FILE] [--json] [--format FORMAT[=FILE]]... [--fail-on LEVEL] [URLS.txt | -]",
+	fs := newFlagSet(e, "scan", "scan --op check|memo|probe|lint [--origin] [--concurrency 64] [--per-host 4] [--host-conns 6] [--allow-private] [--quiet] [--full] [--out FILE] [--json] [--format FORMAT[=FILE]]... [--fail-on LEVEL] [URLS.txt | -]",
 		`Input (a file, or stdin when none or -): one URL per line (blank and # lines ignored), a JSON
 array of URLs, or an x402 Bazaar discovery document (resources[].resource). Output: JSON Lines,
 one record per entry in completion order, after a header record that carries the texts every
@@ -49,6 +49,7 @@ or a failed write; 2 bad usage; 3 the overall reached --fail-on; 130 interrupted
 	quiet := fs.Bool("quiet", false, "no progress bar (it is drawn only when stderr is a terminal)")
 	outPath := fs.String("out", "", "write stdout's output (the JSON Lines unless --format says otherwise) to `FILE`")
 	outFlags := addOutputFlags(fs, format.FailOnNever)
+	originMode := fs.Bool("origin", false, "with --op lint: every entry is an origin (scheme://host[:port]), linted as lint --origin does: its discovery documents and every resource they list")
 	full := fs.Bool("full", false, "repeat every report field on every JSON Lines record (default: a header record first carries the texts every report shares)")
 	pos, err := parseFlags(e, fs, args)
 	if err != nil {
@@ -64,6 +65,8 @@ or a failed write; 2 bad usage; 3 the overall reached --fail-on; 130 interrupted
 	case !oneOf(*op, scan.Ops):
 		fmt.Fprintf(e.Stderr, "payability scan: --op must be one of %s\n", quoteList(scan.Ops))
 		return exitUsage
+	case *originMode && *op != ops.OpLint:
+		return usageError(e, fs, "--origin needs --op lint")
 	case *concurrency < 1 || *perHost < 1 || *hostConns < 1:
 		fmt.Fprintln(e.Stderr, "payability scan: --concurrency, --per-host and --host-conns must be at least 1")
 		return exitUsage
@@ -119,6 +122,7 @@ or a failed write; 2 bad usage; 3 the overall reached --fail-on; 130 interrupted
 	}
 	sc := scan.New(scan.Options{
 		Op:          *op,
+		Origin:      *originMode,
 		Runner:      ops.Runner{Fetcher: fetcher, Now: e.now()},
 		Concurrency: *concurrency,
 		PerHost:     *perHost,

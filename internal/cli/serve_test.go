@@ -32,6 +32,9 @@ const (
 // TestServeRefusesToStartWithoutAWorkingRail: flags that cannot make a rail
 // are bad usage (exit 2); a rail whose node does not answer is a failure to
 // start (exit 1). Either way nothing is served.
+// evmPayee is an EIP-55 EVM address for --evm-pay-to.
+const evmPayee = "0x209693Bc6afc0C5328bA36FaF03C514EF312287C"
+
 func TestServeRefusesToStartWithoutAWorkingRail(t *testing.T) {
 	dead := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(500) }))
 	defer dead.Close()
@@ -51,6 +54,14 @@ func TestServeRefusesToStartWithoutAWorkingRail(t *testing.T) {
 		{"facilitator without payee", []string{"--facilitator", "http://127.0.0.1:1/"}, exitUsage, "--facilitator"},
 		{"zero free per source", []string{"--free-per-source", "0"}, exitUsage, "--free-per-source"},
 		{"zero max conns", []string{"--max-conns", "0"}, exitUsage, "--max-conns"},
+		{"an EVM network we do not sell on", []string{"--evm-pay-to", evmPayee, "--evm-network", "eip155:1"}, exitUsage, "--evm-network must be eip155:8453"},
+		{"an EVM network by another name", []string{"--evm-network", "ethereum"}, exitUsage, "--evm-network must be"},
+		{"an EVM payee without a facilitator", []string{"--evm-pay-to", evmPayee, "--pay-to", wallet, "--token-account", account, "--solana-rpc", fakeRPC(t)}, exitUsage, "--evm-pay-to needs --facilitator"},
+		{"an EVM payee that is no address", []string{"--evm-pay-to", "0x1234", "--facilitator", "http://127.0.0.1:1/"}, exitUsage, "--evm-pay-to is not an EVM address"},
+		{"an EVM payee with a bad checksum", []string{"--evm-pay-to", "0x209693bc6afc0C5328bA36FaF03C514EF312287C", "--facilitator", "http://127.0.0.1:1/"}, exitUsage, "EIP-55"},
+		{"the zero address", []string{"--evm-pay-to", "0x0000000000000000000000000000000000000000", "--facilitator", "http://127.0.0.1:1/"}, exitUsage, "zero address"},
+		{"an EVM node without an EVM payee", []string{"--evm-rpc", "http://127.0.0.1:1/"}, exitUsage, "--evm-rpc needs --evm-pay-to"},
+		{"an EVM node URL that is no URL", []string{"--evm-pay-to", evmPayee, "--facilitator", "http://127.0.0.1:1/", "--evm-rpc", "ftp://x"}, exitUsage, "--evm-rpc must be"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -156,12 +167,12 @@ func TestServeSaysWhatItSells(t *testing.T) {
 	}{
 		{serveFlags{service: "all", solanaRPC: "https://rpc.example/?api-key=SECRET", network: "solana", commitment: "confirmed",
 			dataDir: "payability-data", ratesURL: "https://www.bankofcanada.ca/valet"},
-			"payability-verdict and rail-probe; rails: direct (solana, confirmed); store: sqlite payability-data/payability.db; " +
+			"payability-verdict, rail-probe and x402-preflight; rails: direct (solana, confirmed); store: sqlite payability-data/payability.db; " +
 				"CAD backfill hourly: contacts the Bank of Canada Valet API (www.bankofcanada.ca) every hour; --rates-url= turns it off"},
 		{serveFlags{service: "rail-probe", facilitator: "https://fac.example/SECRET", storeDSN: "postgres://u:SECRET@db/p", allowPrivate: true},
 			"rail-probe; rails: facilitator; store: postgres; CAD backfill off (no rates source is contacted); private targets allowed"},
 		{serveFlags{service: "all", facilitator: "https://fac.example/", storeDSN: "sqlite:p.db", ratesURL: "https://rates.example/SECRET"},
-			"payability-verdict and rail-probe; rails: facilitator; store: sqlite p.db; CAD backfill hourly: contacts the --rates-url source every hour; --rates-url= turns it off"},
+			"payability-verdict, rail-probe and x402-preflight; rails: facilitator; store: sqlite p.db; CAD backfill hourly: contacts the --rates-url source every hour; --rates-url= turns it off"},
 	}
 	for _, tt := range tests {
 		got := describeServe(tt.f)

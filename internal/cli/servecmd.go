@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"errors"
@@ -21,12 +22,14 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/exchangerebel/payability/internal/buildinfo"
+	"github.com/exchangerebel/payability/internal/chain"
 	"github.com/exchangerebel/payability/internal/corpus"
 	"github.com/exchangerebel/payability/internal/criteria"
 	"github.com/exchangerebel/payability/internal/facilitator"
 	"github.com/exchangerebel/payability/internal/gate"
 	"github.com/exchangerebel/payability/internal/health"
 	"github.com/exchangerebel/payability/internal/ledger"
+	"github.com/exchangerebel/payability/internal/lint"
 	"github.com/exchangerebel/payability/internal/ops"
 	"github.com/exchangerebel/payability/internal/report"
 	"github.com/exchangerebel/payability/internal/server"
@@ -46,12 +49,49 @@ type serveFlags struct {
 	addr, storeDSN, dataDir, signingKey, publicURL, service string
 	payTo, tokenAccount, solanaRPC, network, commitment     string
 	facilitator                                             string
+	evmPayTo, evmNetwork, evmRPC                            string
 	ratesURL                                                string
 	monitor                                                 string
 	allowPrivate                                            bool
 	house                                                   stringList
 	maxTimeout                                              int
 	freePerSource, maxConns                                 int
+	// x402-preflight: the prices of its two ops (USD) and its free allowance.
+	pricePreflight, priceLint usdPrice
+	freePerCallerX402         int
+}
+
+// usdPrice is a --price-* value: decimal US dollars, at most six decimals
+// (USDC's), held as USDC atomic units.
+type usdPrice uint64
+
+func (p *usdPrice) String() string {
+	if p == nil {
+		return ""
+	}
+	return strings.TrimPrefix(server.PriceLabel(uint64(*p)), "$")
+}
+
+// Set reads "0.02" or "$0.02": digits, an optional point and at most six
+// decimals; more than zero, at most $1,000.
+func (p *usdPrice) Set(v string) error {
+	bad := errors.New("want decimal US dollars with at most 6 decimals, more than 0 and at most 1000 (e.g. 0.02)")
+	v = strings.TrimPrefix(v, "$")
+	whole, frac, _ := strings.Cut(v, ".")
+	if whole == "" || len(frac) > 6 || strings.Trim(whole+frac, "0123456789") != "" {
+		return bad
+	}
+	for len(frac) < 6 {
+		frac += "0"
+	}
+	w, err1 := strconv.ParseUint(whole, 10, 32)
+	f, err2 := strconv.ParseUint(frac, 10, 32)
+	units := w*1_000_000 + f
+	if err1 != nil || err2 != nil || units == 0 || units > 1000*1_000_000 {
+		return bad
+	}
+	*p = usdPrice(units)
+	return nil
 }
 
 type stringList []string
@@ -72,11 +112,19 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.network, "network", "solana", "the Solana `NETWORK`: solana or solana-devnet")
 	fs.StringVar(&f.commitment, "commitment", "confirmed", "the commitment `LEVEL` of getTransaction: confirmed or finalized")
 	fs.StringVar(&f.facilitator, "facilitator", "", "the x402 facilitator `URL` of the facilitator rail")
+	fs.StringVar(&f.evmPayTo, "evm-pay-to", "", "also take USDC on Base through the facilitator: the EVM `ADDRESS` it is paid to (needs --facilitator)")
+	fs.StringVar(&f.evmNetwork, "evm-network", gate.Base.CAIP2, "the Base `NETWORK` of --evm-pay-to: eip155:8453 (Base) or eip155:84532 (Base Sepolia)")
+	fs.StringVar(&f.evmRPC, "evm-rpc", "", "an EVM JSON-RPC `URL` on --evm-network: each settled EVM payment's receipt must show the USDC transfer before the report is released")
 	fs.BoolVar(&f.allowPrivate, "allow-private-targets", false, "allow targets on loopback and private addresses (private deployments, tests)")
 	fs.Var(&f.house, "house-wallet", "one of the operator's own `WALLET`s (repeatable): its payments are house proofs, never sales")
 	fs.IntVar(&f.maxTimeout, "max-timeout-seconds", 120, "the maxTimeoutSeconds advertised in challenges, `N` seconds")
 	fs.IntVar(&f.freePerSource, "free-per-source", server.DefaultFreePerSource,
 		"free pre-checks a day per client address (IPv4 /32, IPv6 /64), all callers together, per service: `N`, on top of the published 100 per wallet")
+	f.pricePreflight, f.priceLint = usdPrice(server.DefaultPricePreflight), usdPrice(server.DefaultPriceLint)
+	fs.Var(&f.pricePreflight, "price-preflight", "the price of one x402-preflight preflight record, `USD` (USDC atomic units in the challenge)")
+	fs.Var(&f.priceLint, "price-lint", "the price of one x402-preflight lint report, `USD` (USDC atomic units in the challenge)")
+	fs.IntVar(&f.freePerCallerX402, "free-per-caller-x402", server.DefaultFreePerCallerX402,
+		"free x402-preflight pre-checks a day per caller wallet (or client address): `N`; the seed services' allowance is their criteria's")
 	fs.IntVar(&f.maxConns, "max-conns", server.DefaultMaxConns, "open client connections at most, `N`; more wait in the listen backlog")
 	registerRatesFlag(fs, &f.ratesURL)
 	fs.StringVar(&f.monitor, "monitor", "", "also run the monitor with this configuration `FILE` in the same process (docs/monitor.md)")
@@ -153,6 +201,8 @@ func runServe(ctx context.Context, e Env, args []string) int {
 		return usageError(e, fs, "--free-per-source must be at least 1")
 	case f.maxConns < 1:
 		return usageError(e, fs, "--max-conns must be at least 1")
+	case f.freePerCallerX402 < 1:
+		return usageError(e, fs, "--free-per-caller-x402 must be at least 1")
 	}
 	// Listen first: a bad or busy address creates nothing (no data
 	// directory, keys or store file).
@@ -234,7 +284,7 @@ func listenCause(err error) string {
 // node or the facilitator (they often carry an API key) and no connection
 // string (it may carry a password).
 func describeServe(f serveFlags) string {
-	services := "payability-verdict and rail-probe"
+	services := "payability-verdict, rail-probe and x402-preflight"
 	if f.service != server.ServeAll {
 		services = f.service
 	}
@@ -244,6 +294,9 @@ func describeServe(f serveFlags) string {
 	}
 	if f.facilitator != "" {
 		rails = append(rails, "facilitator")
+	}
+	if f.evmPayTo != "" {
+		rails = append(rails, "facilitator on "+f.evmNetwork)
 	}
 	store, _ := storeBackend(f.storeDSN, f.dataDir)
 	backfill := "CAD backfill off (no rates source is contacted)"
@@ -299,15 +352,15 @@ func serveUntilDone(ctx context.Context, e Env, ln net.Listener, h http.Handler,
 // ops have no working payment rail: a priced route is never free by accident.
 func buildServer(ctx context.Context, e Env, f serveFlags) (*server.Server, func(), error) {
 	switch f.service {
-	case server.ServeAll, criteria.ServicePayability, criteria.ServiceRailProbe:
+	case server.ServeAll, criteria.ServicePayability, criteria.ServiceRailProbe, criteria.ServiceX402Preflight:
 	default:
-		return nil, nil, badFlag{"--service must be payability-verdict, rail-probe or all"}
+		return nil, nil, badFlag{"--service must be payability-verdict, rail-probe, x402-preflight or all"}
 	}
 	network, ok := gate.NetworkByName(f.network)
 	if !ok {
 		return nil, nil, badFlag{"--network must be solana or solana-devnet"}
 	}
-	for flagName, u := range map[string]string{"--solana-rpc": f.solanaRPC, "--facilitator": f.facilitator} {
+	for flagName, u := range map[string]string{"--solana-rpc": f.solanaRPC, "--facilitator": f.facilitator, "--evm-rpc": f.evmRPC} {
 		if plainHTTPOffLoopback(u) {
 			fmt.Fprintf(e.Stderr, "payability serve: warning: %s is plain http to a host that is not loopback; "+
 				"anyone on the path could forge a payment confirmation: use https\n", flagName)
@@ -319,6 +372,11 @@ func buildServer(ctx context.Context, e Env, f serveFlags) (*server.Server, func
 		}
 	}
 	terms := gate.Terms{Network: network, PayTo: f.payTo, TokenAccount: f.tokenAccount, MaxTimeoutSeconds: f.maxTimeout}
+	evm, err := evmTerms(f)
+	if err != nil {
+		return nil, nil, err
+	}
+	terms.EVM = evm
 	direct, err := directRail(ctx, f, network)
 	if err != nil {
 		return nil, nil, err
@@ -371,6 +429,10 @@ func buildServer(ctx context.Context, e Env, f serveFlags) (*server.Server, func
 		Description: "payability-verdict memo: one signed memo-binding verdict over two back-to-back fetches of one endpoint (" + pv.MemoOp.Price.Label + ")"}
 	offers[ops.OpProbe] = gate.Offer{Op: ops.OpProbe, Price: uint64(rp.Price.USDCUnitsPerCall),
 		Description: "rail-probe probe: one signed rail-coverage and reject-shape report from the seven published invalid probes (" + rp.Price.Label + ")"}
+	offers[ops.OpPreflight] = gate.Offer{Op: ops.OpPreflight, Price: uint64(f.pricePreflight),
+		Description: "x402-preflight preflight: one signed x402-preflight/v1 record (GO, HOLD or STOP, bound to the terms by terms_sha256) for one endpoint ($" + f.pricePreflight.String() + ")"}
+	offers[ops.OpLint] = gate.Offer{Op: ops.OpLint, Price: uint64(f.priceLint),
+		Description: "x402-preflight lint: one signed x402-lint/v1 conformance report of one endpoint's 402 ($" + f.priceLint.String() + ")"}
 	g := &gate.Gate{
 		Terms: terms, Offers: offers, Direct: direct, Store: st, Now: now,
 		Memos: gate.Memos{Key: memoKey, Now: now, Rand: rand.Reader},
@@ -383,6 +445,10 @@ func buildServer(ctx context.Context, e Env, f serveFlags) (*server.Server, func
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	house := map[string]bool{}
 	for _, w := range f.house {
+		if gate.ValidEVMAddress(w) {
+			// The rail records EVM payers in their EIP-55 form.
+			w = lint.EIP55(w)
+		}
 		house[w] = true
 	}
 	logger := slog.New(slog.NewTextHandler(e.Stderr, nil))
@@ -391,6 +457,7 @@ func buildServer(ctx context.Context, e Env, f serveFlags) (*server.Server, func
 		Runner: ops.Runner{Fetcher: target.New(target.Options{AllowPrivate: f.allowPrivate, UserAgent: buildinfo.UserAgent}), Now: now},
 		Key:    key, KeySet: keys, Store: st, Registry: reg, Now: now, Logger: logger,
 		HouseWallets: house, ReadyCorpus: ready, FreePerSource: f.freePerSource, AllowPrivate: f.allowPrivate,
+		FreePerCallerX402: f.freePerCallerX402,
 	})
 	if err != nil {
 		st.Close()
@@ -405,11 +472,11 @@ func buildServer(ctx context.Context, e Env, f serveFlags) (*server.Server, func
 	return srv, func() { stopPrune(); stopBackfill(); st.Close() }, nil
 }
 
-// corpusPasses runs the pinned corpus through the graders.
+// corpusPasses runs the pinned corpora of the three services through the
+// graders.
 func corpusPasses() bool {
-	for _, svc := range []string{criteria.ServicePayability, criteria.ServiceRailProbe} {
-		s, err := corpus.Run(svc)
-		if err != nil || !s.OK() {
+	for _, svc := range []string{criteria.ServicePayability, criteria.ServiceRailProbe, criteria.ServiceX402Preflight} {
+		if !corpus.Passes(svc) {
 			return false
 		}
 	}
@@ -479,6 +546,21 @@ func facilitatorRail(ctx context.Context, f serveFlags, terms *gate.Terms) (*fac
 	}
 	terms.FeePayer = sup.FeePayer
 	rail := &facilitator.Rail{Client: client, Terms: *terms, Versions: sup.Versions}
+	if terms.EVM != nil {
+		if rail.EVMVersions, err = facilitator.DiscoverEVM(dctx, client, terms.EVM.Network); err != nil {
+			return nil, fmt.Errorf("--facilitator: GET /supported: %v on %s; the EVM entry (--evm-pay-to) would not work", err, terms.EVM.Network.CAIP2)
+		}
+		if f.evmRPC != "" {
+			// The operator's own node, like --solana-rpc: not a target, so
+			// not under the target address guard; every call is bounded
+			// by chain's timeout and answer cap.
+			c, err := chain.New(chain.Options{EVMRPC: f.evmRPC, AllowPrivate: true, UserAgent: buildinfo.UserAgent})
+			if err != nil {
+				return nil, fmt.Errorf("--evm-rpc: %v", err)
+			}
+			rail.EVMChain = c
+		}
+	}
 	if f.solanaRPC != "" {
 		chain, err := solana.New(f.solanaRPC, nil, f.commitment)
 		if err != nil {
@@ -487,6 +569,33 @@ func facilitatorRail(ctx context.Context, f serveFlags, terms *gate.Terms) (*fac
 		rail.Chain = chain
 	}
 	return rail, nil
+}
+
+// evmTerms reads --evm-pay-to, --evm-network and --evm-rpc: nil when no
+// EVM entry is offered. The entry is settled through the facilitator, so it
+// needs --facilitator; the payee is kept in its EIP-55 form.
+func evmTerms(f serveFlags) (*gate.EVMTerms, error) {
+	n, ok := gate.EVMNetworkByID(cmp.Or(f.evmNetwork, gate.Base.CAIP2))
+	switch {
+	case !ok:
+		return nil, badFlag{"--evm-network must be eip155:8453 (Base) or eip155:84532 (Base Sepolia)"}
+	case f.evmPayTo == "" && f.evmRPC != "":
+		return nil, badFlag{"--evm-rpc needs --evm-pay-to"}
+	case f.evmPayTo == "":
+		return nil, nil
+	case f.facilitator == "":
+		return nil, badFlag{"--evm-pay-to needs --facilitator: USDC on Base is taken through the facilitator rail only"}
+	case !lint.EIP55Valid(f.evmPayTo):
+		return nil, badFlag{"--evm-pay-to is not an EVM address (0x and 40 hex digits, EIP-55 checksum when mixed-case)"}
+	case strings.EqualFold(f.evmPayTo, "0x0000000000000000000000000000000000000000"):
+		return nil, badFlag{"--evm-pay-to is the zero address: USDC sent there is lost"}
+	}
+	if f.evmRPC != "" {
+		if u, err := url.Parse(f.evmRPC); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return nil, badFlag{"--evm-rpc must be an absolute http or https URL"}
+		}
+	}
+	return &gate.EVMTerms{Network: n, PayTo: lint.EIP55(f.evmPayTo)}, nil
 }
 
 // plainHTTPOffLoopback reports whether raw is an http:// URL whose host is

@@ -14,7 +14,7 @@ import (
 )
 
 func init() {
-	register(command{"verify", "verify a signed report, pre-check answer or preflight record offline: verify REPORT.json --jwks URL|FILE | --key FILE", runVerify})
+	register(command{"verify", "verify a signed report, pre-check answer, preflight record or paid lint report offline: verify REPORT.json --jwks URL|FILE | --key FILE", runVerify})
 }
 
 // maxVerifyInput bounds what verify reads (a report is a few kilobytes).
@@ -22,7 +22,7 @@ const maxVerifyInput = 4 << 20
 
 func runVerify(ctx context.Context, e Env, args []string) int {
 	fs := newFlagSet(e, "verify", "verify REPORT.json|- [--jwks URL|FILE] [--key FILE]",
-		`Checks the Ed25519 signature of a signed report, pre-check answer or preflight record (- reads it
+		`Checks the Ed25519 signature of a signed report, pre-check answer, preflight record or lint report (- reads it
 from stdin) against a key set, or against the key file a preflight was signed with (--key), and
 says which key signed it.
 exit status: 0 VERIFIED; 3 NOT VERIFIED; 1 the report or the key set could not be read; 2 bad usage.`)

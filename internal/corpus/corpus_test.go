@@ -235,3 +235,16 @@ func TestLintCorpusHasRealSellers(t *testing.T) {
 		}
 	}
 }
+
+// TestPassesEveryPaidService: the embedded corpora of the three paid
+// services pass, and a name that is no service does not.
+func TestPassesEveryPaidService(t *testing.T) {
+	for _, svc := range []string{criteria.ServicePayability, criteria.ServiceRailProbe, criteria.ServiceX402Preflight} {
+		if !Passes(svc) {
+			t.Errorf("Passes(%q) = false, want true", svc)
+		}
+	}
+	if Passes("no-such-service") {
+		t.Error("Passes(no-such-service) = true, want false")
+	}
+}

@@ -27,15 +27,44 @@ type LintFile struct {
 // chain observations (when the case covers chain readiness) and the
 // expected result.
 type LintCase struct {
-	ID         string          `json:"id"`
-	Provenance string          `json:"provenance"`
-	Note       string          `json:"note"`
-	URL        string          `json:"url"`
-	Method     string          `json:"method"`
-	Now        string          `json:"now"`
-	Capture    Capture         `json:"capture"`
-	Chain      []LintChainObs  `json:"chain"`
-	Expected   json.RawMessage `json:"expected"`
+	ID         string         `json:"id"`
+	Provenance string         `json:"provenance"`
+	Note       string         `json:"note"`
+	URL        string         `json:"url"`
+	Method     string         `json:"method"`
+	Now        string         `json:"now"`
+	Capture    Capture        `json:"capture"`
+	Chain      []LintChainObs `json:"chain"`
+	// Origin, when present, makes the case an origin lint: the expected
+	// result is the document findings of lint.LintOrigin (capture, url and
+	// method name nothing then).
+	Origin   *LintOriginCase `json:"origin,omitempty"`
+	Expected json.RawMessage `json:"expected"`
+}
+
+// LintOriginCase is an origin lint's input: the origin, its discovery
+// documents as fetched and the listed resources' live responses.
+type LintOriginCase struct {
+	Origin    string           `json:"origin"`
+	Documents []LintOriginDoc  `json:"documents"`
+	Live      []LintOriginLive `json:"live"`
+}
+
+// LintOriginDoc is one discovery document as fetched (lint.DocumentCapture).
+type LintOriginDoc struct {
+	Leg     lint.Leg `json:"leg"`
+	URL     string   `json:"url"`
+	Named   bool     `json:"named"`
+	Capture Capture  `json:"capture"`
+}
+
+// LintOriginLive is one listed resource's response: its URL and method as
+// listed ("" for a listing that names none), the method sent, the response.
+type LintOriginLive struct {
+	URL     string  `json:"url"`
+	Method  string  `json:"method"`
+	Sent    string  `json:"sent"`
+	Capture Capture `json:"capture"`
 }
 
 // LintChainObs is the corpus form of lint.ChainObservation.
@@ -100,6 +129,9 @@ func LintRules() ([]byte, error) { return lint.RulesWithPin(LintRef().SHA256) }
 
 // GradeLint runs one lint case and returns its result in the expected shape.
 func GradeLint(c LintCase) (LintExpected, error) {
+	if c.Origin != nil {
+		return gradeLintOrigin(c)
+	}
 	cp, err := c.Capture.ToCapture()
 	if err != nil {
 		return LintExpected{}, err
@@ -128,6 +160,40 @@ func GradeLint(c LintCase) (LintExpected, error) {
 	out := LintExpected{Status: r.Status, Dialect: r.Dialect, Conforms: r.Conforms, Entries: r.Entries, Findings: []LintFinding{}}
 	for _, f := range r.Findings {
 		out.Findings = append(out.Findings, LintFinding{Rule: f.Rule, Severity: f.Severity, Leg: f.Leg, Entry: f.Entry, Field: f.Field})
+	}
+	sortLintFindings(out.Findings)
+	return out, nil
+}
+
+// gradeLintOrigin runs one origin case: its document findings, and whether
+// none of them is an error.
+func gradeLintOrigin(c LintCase) (LintExpected, error) {
+	now, err := time.Parse(time.RFC3339Nano, c.Now)
+	if err != nil {
+		return LintExpected{}, fmt.Errorf("corpus: now does not parse")
+	}
+	in := lint.OriginInput{Origin: c.Origin.Origin, Now: now}
+	for _, d := range c.Origin.Documents {
+		cp, err := d.Capture.ToCapture()
+		if err != nil {
+			return LintExpected{}, err
+		}
+		in.Documents = append(in.Documents, lint.DocumentCapture{Leg: d.Leg, URL: d.URL, Named: d.Named, Capture: cp})
+	}
+	for _, l := range c.Origin.Live {
+		cp, err := l.Capture.ToCapture()
+		if err != nil {
+			return LintExpected{}, err
+		}
+		in.Live = append(in.Live, lint.LiveCapture{Target: lint.Target{URL: l.URL, Method: l.Method}, Method: l.Sent, Capture: cp})
+	}
+	r := lint.LintOrigin(in)
+	out := LintExpected{Conforms: true, Entries: []lint.EntrySummary{}, Findings: []LintFinding{}}
+	for _, f := range r.Findings {
+		out.Findings = append(out.Findings, LintFinding{Rule: f.Rule, Severity: f.Severity, Leg: f.Leg, Entry: f.Entry, Field: f.Field})
+		if f.Severity == lint.Error {
+			out.Conforms = false
+		}
 	}
 	sortLintFindings(out.Findings)
 	return out, nil

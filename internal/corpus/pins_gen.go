@@ -6,7 +6,7 @@ package corpus
 // name, computed when the corpora were generated. corpus verify recomputes
 // each pin and fails on a mismatch.
 var generatedPins = map[string]Ref{
-	"lint-corpus.v1.json":       {ID: "x402-lint-corpus/v1", SHA256: "39b64793896780442249a561fb56422da1d5947fab3442b2d1d5c8bf4814660f"},
+	"lint-corpus.v1.json":       {ID: "x402-lint-corpus/v1", SHA256: "7fb97cf8fb46db49d07e59a45ce5261c4a6b2839e632aa586a75312de360c688"},
 	"payability-corpus.v1.json": {ID: "payability-corpus/v1", SHA256: "0f39cda90322443fec11e092243dbee0e8fcd9f7908aae94a226abf2f3661628"},
 	"preflight-corpus.v1.json":  {ID: "x402-preflight-corpus/v1", SHA256: "9c201917ef435af616aacdb0949e259eb29a55fb3d86ac4cb9a7fe7e159cb5fb"},
 	"railprobe-corpus.v1.json":  {ID: "railprobe-corpus/v1", SHA256: "6d3dbca0f663a0c00234442a5c22ba72d4a59326f334a8811d5de94fa8b9ce95"},

@@ -106,6 +106,23 @@ func Run(service string) (Summary, error) {
 	return s, nil
 }
 
+// Passes reports whether the graders of a paid service pass 100% of its
+// pinned corpora, pins included: a criteria service's own corpus, or for
+// x402-preflight both the x402-lint and the x402-preflight corpora (the
+// rules its two ops grade by).
+func Passes(service string) bool {
+	runs := []func() (Summary, error){func() (Summary, error) { return Run(service) }}
+	if service == criteria.ServiceX402Preflight {
+		runs = []func() (Summary, error){RunLint, RunPreflight}
+	}
+	for _, run := range runs {
+		if s, err := run(); err != nil || !s.OK() {
+			return false
+		}
+	}
+	return true
+}
+
 // RunCase grades one case and compares it with its expected output as
 // canonical JSON.
 func RunCase(c Case) Outcome {

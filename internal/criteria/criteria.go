@@ -27,6 +27,11 @@ const (
 	ServiceRailProbe  = "rail-probe"
 )
 
+// ServiceX402Preflight is the third paid service (issue 25): the preflight
+// and lint ops, sold under the x402-preflight/v1 and x402-lint/v1 documents.
+// It has no criteria document of its own: those two are its rules.
+const ServiceX402Preflight = "x402-preflight"
+
 // Doc is the part of a criteria document the code reads. The served document
 // is always the embedded bytes (see Raw and WithPin), never a re-encoding.
 type Doc struct {

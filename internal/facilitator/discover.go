@@ -25,6 +25,28 @@ var ErrUnsupported = errors.New("facilitator: the facilitator does not support t
 // ErrNoFeePayer: it does, but names no Solana fee payer to put in our challenge.
 var ErrNoFeePayer = errors.New("facilitator: the facilitator names no Solana feePayer for this network")
 
+// DiscoverEVM reads GET /supported for the EVM entry's network: the x402
+// versions the facilitator settles exact on it in (a kind may name it
+// either way, v1 name or CAIP-2). No fee payer: on EVM the facilitator
+// pays the gas from its own account, which the client never names.
+func DiscoverEVM(ctx context.Context, c *Client, network gate.EVMNetwork) (map[int]bool, error) {
+	res, err := c.Supported(ctx)
+	if err != nil {
+		return nil, err
+	}
+	versions := map[int]bool{}
+	for _, k := range res.Kinds {
+		if k.Scheme == SchemeExact && (k.Network == network.CAIP2 || k.Network == network.Name) &&
+			(k.X402Version == 1 || k.X402Version == 2) {
+			versions[k.X402Version] = true
+		}
+	}
+	if len(versions) == 0 {
+		return nil, ErrUnsupported
+	}
+	return versions, nil
+}
+
 // Discover reads GET /supported once, at start: which x402 versions settle
 // exact on network, and the fee payer (from a v2 kind first, then v1). A
 // kind may name the network either way (v1 name or CAIP-2).

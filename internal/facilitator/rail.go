@@ -8,7 +8,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/exchangerebel/payability/internal/chain"
 	"github.com/exchangerebel/payability/internal/gate"
+	"github.com/exchangerebel/payability/internal/lint"
 	"github.com/exchangerebel/payability/internal/solana"
 	"github.com/exchangerebel/payability/internal/store"
 )
@@ -17,6 +19,12 @@ import (
 // on-chain outcome. *solana.Client is one.
 type Chain interface {
 	GetTransaction(ctx context.Context, sig string) (*solana.Tx, error)
+}
+
+// EVMChain looks a settled EVM transaction's receipt up. *chain.Client is
+// one; chain.ErrReceiptNotFound means "not mined yet".
+type EVMChain interface {
+	TransactionReceipt(ctx context.Context, hash string) (*chain.Receipt, error)
 }
 
 // Rail is the facilitator rail of the gate (gate.FacilitatorRail).
@@ -45,7 +53,8 @@ type Rail struct {
 	Memos gate.Memos
 	// Versions are the x402 versions the facilitator settles exact on our
 	// network in (Discover); a payload of another version is refused.
-	Versions map[int]bool
+	// EVMVersions are the same for the EVM entry's network (Terms.EVM).
+	Versions, EVMVersions map[int]bool
 	// Store holds the settlement records (required): the one the gate
 	// claims payments in.
 	Store store.Store
@@ -54,7 +63,11 @@ type Rail struct {
 	// released (and gives its fee in lamports). Without it the
 	// facilitator's "settled" is trusted for the amount.
 	Chain Chain
-	Now   func() time.Time
+	// EVMChain, when set (--evm-rpc), does the same for a payment on the
+	// EVM entry: its receipt must show success and a USDC Transfer of at
+	// least the price to our address before the report is released.
+	EVMChain EVMChain
+	Now      func() time.Time
 	// VerifyTimeout and SettleTimeout bound the facilitator calls; they run
 	// to the end even when the paying client hangs up, so an answer about
 	// money moved is never lost to a closed connection.
@@ -97,7 +110,11 @@ func (r *Rail) match(req gate.Request, offer gate.Offer) (presented, gate.Code) 
 	if code != "" {
 		return presented{}, code
 	}
-	if !r.Versions[p.version] {
+	versions := r.Versions
+	if p.evm {
+		versions = r.EVMVersions
+	}
+	if !versions[p.version] {
 		return presented{}, gate.CodeRailUnavailable
 	}
 	if p.memo != "" {
@@ -177,7 +194,7 @@ func (r *Rail) settle(ctx context.Context, p presented, offer gate.Offer, resour
 	failed := store.SettlementResult{State: store.SettlementFailed}
 
 	body := Request{X402Version: p.version, PaymentPayload: p.raw,
-		PaymentRequirements: requirements(p.version, r.Terms, offer, resource, p.memo)}
+		PaymentRequirements: requirements(p, r.Terms, offer, resource)}
 	var verifiedPayer string
 	if take.Outcome == store.SettleFresh {
 		vctx, cancel := context.WithTimeout(ctx, cmp.Or(r.VerifyTimeout, DefaultVerifyTimeout))
@@ -218,25 +235,25 @@ func (r *Rail) settle(ctx context.Context, p presented, offer gate.Offer, resour
 			return gate.Payment{}, c
 		}
 		return gate.Payment{}, gate.CodeSettleFailed
-	case !solana.ValidSignature(s.Transaction):
-		// "Settled" without a transaction id is not a settlement we can
-		// record: fail closed.
+	case !r.validTx(p, s.Transaction):
+		// "Settled" without a transaction id of the payment's chain is
+		// not a settlement we can record: fail closed.
 		finish(failed)
 		return gate.Payment{}, gate.CodeSettleFailed
-	case s.Network != "" && s.Network != r.Terms.Network.CAIP2 && s.Network != r.Terms.Network.Name:
+	case s.Network != "" && !r.namesNetworkOf(p, s.Network):
 		finish(failed)
 		return gate.Payment{}, gate.CodeSettleFailed
 	}
 	st := store.Settlement{Op: op, Key: p.hash, State: store.SettlementSettled, Tx: s.Transaction,
-		Payer: firstAddress(s.Payer, verifiedPayer, p.tx.tokenAuthority())}
+		Payer: r.payerOf(p, s.Payer, verifiedPayer)}
 	res := store.SettlementResult{State: store.SettlementSettled, Tx: st.Tx, Payer: st.Payer}
-	if r.Chain == nil {
+	if !r.onChain(p) {
 		// A lost write here is harmless: the next presentation resumes at
 		// /settle and the facilitator answers from its own record.
 		finish(res)
 		return r.payment(p, offer, st), ""
 	}
-	fee, code := r.lookup(ctx, st.Tx, offer.Price)
+	fee, code := r.lookup(ctx, p, st.Tx, offer.Price)
 	if code == "" {
 		res.Confirmed, res.FeeLamports = true, fee
 		st.Confirmed, st.FeeLamports = true, fee
@@ -251,8 +268,8 @@ func (r *Rail) settle(ctx context.Context, p presented, offer gate.Offer, resour
 // settled maps a payload the store records as settled to its payment. With
 // a chain, a settlement the chain has not confirmed yet is looked up again.
 func (r *Rail) settled(ctx context.Context, p presented, offer gate.Offer, st store.Settlement) (gate.Payment, gate.Code) {
-	if r.Chain != nil && !st.Confirmed {
-		fee, code := r.lookup(ctx, st.Tx, offer.Price)
+	if r.onChain(p) && !st.Confirmed {
+		fee, code := r.lookup(ctx, p, st.Tx, offer.Price)
 		if code != "" {
 			return gate.Payment{}, code
 		}
@@ -267,11 +284,11 @@ func (r *Rail) settled(ctx context.Context, p presented, offer gate.Offer, st st
 // payment is the gate's payment of a settled payload.
 func (r *Rail) payment(p presented, offer gate.Offer, st store.Settlement) gate.Payment {
 	pay := gate.Payment{
-		Rail: gate.RailFacilitator, Tx: st.Tx, Amount: offer.Price, X402Version: p.version,
-		Payer: firstAddress(st.Payer), FeeLamports: st.FeeLamports,
+		Rail: gate.RailFacilitator, Network: p.network, Tx: st.Tx, Amount: offer.Price, X402Version: p.version,
+		Payer: r.payerOf(p, st.Payer), FeeLamports: st.FeeLamports,
 	}
 	pay.SettleResponse, _ = json.Marshal(Receipt{Success: true, Transaction: st.Tx,
-		Network: networkOf(p.version, r.Terms.Network), Payer: pay.Payer})
+		Network: networkOf(p, r.Terms), Payer: pay.Payer})
 	return pay
 }
 
@@ -283,43 +300,125 @@ var chainCodes = map[string]gate.Code{
 	solana.ReasonAmountInsufficient: gate.CodeAmountInsufficient,
 }
 
-// lookup confirms on chain that the settled transaction sig credited at
-// least price USDC units to our token account (memo or not: a v1 client
-// sends none) and returns its fee. The facilitator's word is not enough
-// when a node is at hand: a transaction the node does not show yet is
-// CodeSettlementPending, a node that does not answer CodeChainUnavailable
-// (both resume with the same payload), and one the chain shows not paying
-// us is refused with the reason.
-func (r *Rail) lookup(ctx context.Context, sig string, price uint64) (fee uint64, code gate.Code) {
+// lookup confirms on chain that the settled transaction sig paid us and
+// returns its fee. The facilitator's word is not enough when a node is at
+// hand: a transaction the node does not show yet is CodeSettlementPending,
+// a node that does not answer CodeChainUnavailable (both resume with the
+// same payload), and one the chain shows not paying us is refused with the
+// reason.
+func (r *Rail) lookup(ctx context.Context, p presented, sig string, price uint64) (fee uint64, code gate.Code) {
 	for attempt := range 3 {
 		if attempt > 0 {
 			time.Sleep(time.Duration(attempt) * cmp.Or(r.LookupDelay, DefaultLookupDelay))
 		}
 		lctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		tx, err := r.Chain.GetTransaction(lctx, sig)
+		var seen bool
+		if p.evm {
+			seen, code = r.lookupEVM(lctx, sig, price)
+		} else {
+			seen, fee, code = r.lookupSolana(lctx, sig, price)
+		}
 		cancel()
-		switch {
-		case errors.Is(err, solana.ErrNotFound), err == nil && tx == nil:
-			continue
-		case err != nil:
-			return 0, gate.CodeChainUnavailable
+		if seen {
+			return fee, code
 		}
-		p, err := solana.VerifyCredit(tx, solana.Credit{TokenAccount: r.Terms.TokenAccount, Mint: r.Terms.Network.Mint, MinAmount: price})
-		if err != nil {
-			var ref *solana.Refusal
-			if errors.As(err, &ref) {
-				if c, ok := chainCodes[ref.Reason]; ok {
-					return 0, c
-				}
-			}
-			return 0, gate.CodeTxMalformed
-		}
-		if p.Signature != sig {
-			return 0, gate.CodeTxMalformed
-		}
-		return p.FeeLamports, ""
 	}
 	return 0, gate.CodeSettlementPending
+}
+
+// lookupSolana is one look-up of a settled Solana transaction: it credited
+// at least price USDC units to our token account (memo or not: a v1 client
+// sends none). seen is false when the node does not show it yet.
+func (r *Rail) lookupSolana(ctx context.Context, sig string, price uint64) (seen bool, fee uint64, code gate.Code) {
+	tx, err := r.Chain.GetTransaction(ctx, sig)
+	switch {
+	case errors.Is(err, solana.ErrNotFound), err == nil && tx == nil:
+		return false, 0, ""
+	case err != nil:
+		return true, 0, gate.CodeChainUnavailable
+	}
+	p, err := solana.VerifyCredit(tx, solana.Credit{TokenAccount: r.Terms.TokenAccount, Mint: r.Terms.Network.Mint, MinAmount: price})
+	if err != nil {
+		var ref *solana.Refusal
+		if errors.As(err, &ref) {
+			if c, ok := chainCodes[ref.Reason]; ok {
+				return true, 0, c
+			}
+		}
+		return true, 0, gate.CodeTxMalformed
+	}
+	if p.Signature != sig {
+		return true, 0, gate.CodeTxMalformed
+	}
+	return true, p.FeeLamports, ""
+}
+
+// evmCodes are the codes of a settled EVM transaction whose receipt shows
+// it not paying us.
+var evmCodes = map[string]gate.Code{
+	chain.ReasonTxReverted:         gate.CodeTxRejected,
+	chain.ReasonWrongToken:         gate.CodeWrongMint,
+	chain.ReasonAmountInsufficient: gate.CodeAmountInsufficient,
+	chain.ReasonReceiptMalformed:   gate.CodeTxMalformed,
+}
+
+// lookupEVM is one look-up of a settled EVM transaction's receipt: it
+// succeeded and emitted USDC Transfer logs to our address of at least
+// price (an EVM settlement has no Solana fee). seen is false when the node
+// has no receipt yet (not mined).
+func (r *Rail) lookupEVM(ctx context.Context, hash string, price uint64) (seen bool, code gate.Code) {
+	rc, err := r.EVMChain.TransactionReceipt(ctx, hash)
+	switch {
+	case errors.Is(err, chain.ErrReceiptNotFound):
+		return false, ""
+	case err != nil:
+		return true, gate.CodeChainUnavailable
+	}
+	credit := chain.TransferCredit{Hash: hash, Token: r.Terms.EVM.Network.USDC, To: r.Terms.EVM.PayTo, Min: price}
+	if reason := chain.VerifyTransfer(rc, credit); reason != "" {
+		return true, cmp.Or(evmCodes[reason], gate.CodeTxMalformed)
+	}
+	return true, ""
+}
+
+// namesNetworkOf reports whether network (a settle answer's, in either
+// version's naming) is the network p pays on.
+func (r *Rail) namesNetworkOf(p presented, network string) bool {
+	if p.evm {
+		return network == r.Terms.EVM.Network.CAIP2 || network == r.Terms.EVM.Network.Name
+	}
+	return network == r.Terms.Network.CAIP2 || network == r.Terms.Network.Name
+}
+
+// onChain reports whether a node is at hand to confirm p's settlement.
+func (r *Rail) onChain(p presented) bool {
+	if p.evm {
+		return r.EVMChain != nil
+	}
+	return r.Chain != nil
+}
+
+// validTx reports whether tx has the form of a transaction id of p's chain.
+func (r *Rail) validTx(p presented, tx string) bool {
+	if p.evm {
+		return store.IsEVMTxHash(tx)
+	}
+	return solana.ValidSignature(tx)
+}
+
+// payerOf is the first of vs that is an address of p's chain (EVM ones in
+// their EIP-55 form, so the ledger's house flag matches however the
+// facilitator cased it), then the payload's own payer, or "unknown".
+func (r *Rail) payerOf(p presented, vs ...string) string {
+	if !p.evm {
+		return firstAddress(append(vs, p.tx.tokenAuthority())...)
+	}
+	for _, v := range append(vs, p.auth.From) {
+		if gate.ValidEVMAddress(v) {
+			return lint.EIP55(v)
+		}
+	}
+	return "unknown"
 }
 
 // remembered reports whether the payload is being settled here, or the

@@ -181,17 +181,22 @@ func TestMatchRefusesBeforeAnyFacilitatorCall(t *testing.T) {
 		{"v1 on base", header(facilitator.HeaderXPayment, facilitatortest.PayloadV1("base", tx)), gate.CodeNoMatchingTerms},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := fx.rail.Match(request(tt.h), offer); got != tt.want {
-				t.Errorf("Match = %q, want %q", got, tt.want)
-			}
-			if _, got := fx.rail.Settle(context.Background(), request(tt.h), offer); got != tt.want {
-				t.Errorf("Settle = %q, want %q", got, tt.want)
-			}
-		})
+		t.Run(tt.name, func(t *testing.T) { fx.refusesFree(t, tt.h, tt.want) })
 	}
 	if calls := fx.fake.Calls(""); len(calls) != 1 || calls[0].Path != "/supported" {
 		t.Errorf("the facilitator was called: %+v", calls)
+	}
+}
+
+// refusesFree checks that both Match and Settle refuse h with want (the
+// caller then checks no facilitator call was made).
+func (fx *fixture) refusesFree(t *testing.T, h http.Header, want gate.Code) {
+	t.Helper()
+	if got := fx.rail.Match(request(h), offer); got != want {
+		t.Errorf("Match = %q, want %q", got, want)
+	}
+	if _, got := fx.rail.Settle(context.Background(), request(h), offer); got != want {
+		t.Errorf("Settle = %q, want %q", got, want)
 	}
 }
 

@@ -71,6 +71,25 @@ type exactSVMPayload struct {
 	Transaction string `json:"transaction"`
 }
 
+// exactEVMPayload is the payload of the exact scheme on EVM with the
+// EIP-3009 method (scheme_exact_evm.md, section 1): the signature of
+// transferWithAuthorization and its parameters.
+type exactEVMPayload struct {
+	Signature     string                 `json:"signature"`
+	Authorization *exactEVMAuthorization `json:"authorization"`
+}
+
+// exactEVMAuthorization is an EIP-3009 authorization; value and the
+// validity window are decimal text, nonce 32 bytes of hex.
+type exactEVMAuthorization struct {
+	From        string `json:"from"`
+	To          string `json:"to"`
+	Value       string `json:"value"`
+	ValidAfter  string `json:"validAfter"`
+	ValidBefore string `json:"validBefore"`
+	Nonce       string `json:"nonce"`
+}
+
 // Request is the body of POST /verify and POST /settle.
 type Request struct {
 	X402Version         int             `json:"x402Version"`

@@ -99,6 +99,8 @@ func FromReport(rep ops.Report) Result {
 		return FromProbe(r)
 	case ops.LintReport:
 		return FromLintReport(r)
+	case ops.OriginReport:
+		return FromOriginScan(r)
 	}
 	env := rep.Common()
 	return Result{Op: env.Op, URL: env.URL, Outcome: rep.Outcome(), Line: env.VerdictLine}

@@ -20,8 +20,8 @@ func LintRules() []Rule {
 
 // FromLintReport maps a lint report through the published rule set.
 func FromLintReport(r ops.LintReport) Result {
-	res := FromLint(r.URL, lint.Result{Status: r.Status, Dialect: r.Dialect, Entries: r.Entries, Findings: r.Findings, Conforms: r.Conforms}, LintRules())
-	return res
+	res := FromLint(r.URL, lint.Result{Status: r.Status, Dialect: r.Dialect, Entries: r.Entries, Findings: r.Findings, Conforms: r.Conforms}, lintRulesOf(false))
+	return withProfile(res, r.Profile, r.ProfileFindings)
 }
 
 // lintFamilies maps each x402-lint/v1 rule id to its family (the section of

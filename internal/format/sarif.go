@@ -325,11 +325,15 @@ var lintFamilyAnchor = map[string]string{
 	"upto":       "upto",
 	"extensions": "extensions",
 	"chain":      "chain-readiness-opt-in",
+	"origin":     "discovery-documents-origin-mode",
 }
 
 // helpURI is the documentation of a rule: a lint rule's section of
 // docs/lint.md, the severity mapping of docs/ci.md for every other op's.
 func helpURI(id string) string {
+	if isProfileRule(id) {
+		return RepositoryURL + "/blob/main/docs/lint.md#directory-profiles---profile"
+	}
 	if fam, ok := lintFamilies()[id]; ok {
 		if a, ok := lintFamilyAnchor[fam]; ok {
 			return RepositoryURL + "/blob/main/docs/lint.md#" + a

@@ -105,13 +105,13 @@ func (b *Bazaar) schema() map[string]any {
 // document lists it: advisory, and without a memo (each live 402 carries a
 // fresh one, and the live 402 is authoritative).
 type Requirement struct {
-	Scheme            string           `json:"scheme"`
-	Network           string           `json:"network"`
-	Amount            string           `json:"amount"`
-	Asset             string           `json:"asset"`
-	PayTo             string           `json:"payTo"`
-	MaxTimeoutSeconds int              `json:"maxTimeoutSeconds"`
-	Extra             RequirementExtra `json:"extra"`
+	Scheme            string `json:"scheme"`
+	Network           string `json:"network"`
+	Amount            string `json:"amount"`
+	Asset             string `json:"asset"`
+	PayTo             string `json:"payTo"`
+	MaxTimeoutSeconds int    `json:"maxTimeoutSeconds"`
+	Extra             any    `json:"extra"` // RequirementExtra, or the EVM entry's domain
 }
 
 // RequirementExtra is the extra of an advisory requirement.
@@ -128,4 +128,26 @@ func (t Terms) Requirement(o Offer) Requirement {
 		PayTo: t.PayTo, MaxTimeoutSeconds: t.MaxTimeoutSeconds,
 		Extra: RequirementExtra{UsdcTokenAccount: t.TokenAccount, FeePayer: t.FeePayer},
 	}
+}
+
+// Requirements are the advisory requirements of offer o, one per entry of
+// its challenge: Solana first, then the EVM entry when it is offered (its
+// extra the token's EIP-712 domain and transfer method, no memo).
+func (t Terms) Requirements(o Offer) []Requirement {
+	out := []Requirement{t.Requirement(o)}
+	if e := t.EVM; e != nil {
+		out = append(out, Requirement{
+			Scheme: "exact", Network: e.Network.CAIP2, Amount: strconv.FormatUint(o.Price, 10), Asset: e.Network.USDC,
+			PayTo: e.PayTo, MaxTimeoutSeconds: t.MaxTimeoutSeconds,
+			Extra: evmDomain{Name: e.Network.TokenName, Version: e.Network.TokenVersion, AssetTransferMethod: TransferMethodEIP3009},
+		})
+	}
+	return out
+}
+
+// evmDomain is the memo-less extra of an advisory EVM requirement.
+type evmDomain struct {
+	Name                string `json:"name"`
+	Version             string `json:"version"`
+	AssetTransferMethod string `json:"assetTransferMethod"`
 }

@@ -37,6 +37,10 @@ type Terms struct {
 	TokenAccount      string // our USDC token account (the direct rail pays into it)
 	MaxTimeoutSeconds int
 	FeePayer          string // the facilitator's fee payer, when a facilitator is configured
+	// EVM, when set (--evm-pay-to), adds an exact entry on a Base network
+	// after the Solana one in every challenge: accepts[0] stays Solana, the
+	// entry the seed services' criteria read.
+	EVM *EVMTerms
 }
 
 // Offer is what one paid route sells.
@@ -67,7 +71,7 @@ type (
 		Description       string `json:"description"`
 		MimeType          string `json:"mimeType"`
 		MaxTimeoutSeconds int    `json:"maxTimeoutSeconds"`
-		Extra             extra  `json:"extra"`
+		Extra             any    `json:"extra"` // extra or evmExtra
 	}
 	extra struct {
 		UsdcTokenAccount string `json:"usdc_token_account"`
@@ -86,18 +90,29 @@ type (
 		MimeType    string `json:"mimeType"`
 	}
 	v2Requirement struct {
-		Scheme            string  `json:"scheme"`
-		Network           string  `json:"network"`
-		Amount            string  `json:"amount"`
-		Asset             string  `json:"asset"`
-		PayTo             string  `json:"payTo"`
-		MaxTimeoutSeconds int     `json:"maxTimeoutSeconds"`
-		Extra             v2Extra `json:"extra"`
+		Scheme            string `json:"scheme"`
+		Network           string `json:"network"`
+		Amount            string `json:"amount"`
+		Asset             string `json:"asset"`
+		PayTo             string `json:"payTo"`
+		MaxTimeoutSeconds int    `json:"maxTimeoutSeconds"`
+		Extra             any    `json:"extra"` // v2Extra or evmExtra
 	}
 	v2Extra struct {
 		Memo             string `json:"memo"`
 		UsdcTokenAccount string `json:"usdc_token_account"`
 		FeePayer         string `json:"feePayer,omitempty"`
+	}
+	// evmExtra is the extra of the EVM entry: the token's EIP-712 domain
+	// (scheme_exact_evm.md, section 1: extra.name and extra.version), the
+	// transfer method we take, and the challenge memo. The memo is not
+	// signed on EVM; a v2 client echoes it in accepted.extra, where the
+	// rail checks it was issued for this op and URL, as on Solana.
+	evmExtra struct {
+		Name                string `json:"name"`
+		Version             string `json:"version"`
+		AssetTransferMethod string `json:"assetTransferMethod"`
+		Memo                string `json:"memo"`
 	}
 )
 
@@ -115,25 +130,35 @@ type Challenge struct {
 // Challenge builds the challenge of an offer for resource with memo.
 func (t Terms) Challenge(o Offer, resource, memo string) Challenge {
 	amount := strconv.FormatUint(o.Price, 10)
-	body, _ := json.Marshal(v1Body{
-		X402Version: 1,
-		Accepts: []v1Requirement{{
-			Scheme: "exact", Network: t.Network.Name, Amount: amount, MaxAmountRequired: amount,
-			Asset: t.Network.Mint, PayTo: t.PayTo, Resource: resource, Description: o.Description,
-			MimeType: mimeJSON, MaxTimeoutSeconds: t.MaxTimeoutSeconds,
-			Extra: extra{UsdcTokenAccount: t.TokenAccount, Memo: memo, FeePayer: t.FeePayer},
-		}},
-		Memo: memo,
-	})
+	v1 := []v1Requirement{{
+		Scheme: "exact", Network: t.Network.Name, Amount: amount, MaxAmountRequired: amount,
+		Asset: t.Network.Mint, PayTo: t.PayTo, Resource: resource, Description: o.Description,
+		MimeType: mimeJSON, MaxTimeoutSeconds: t.MaxTimeoutSeconds,
+		Extra: extra{UsdcTokenAccount: t.TokenAccount, Memo: memo, FeePayer: t.FeePayer},
+	}}
+	v2 := []v2Requirement{{
+		Scheme: "exact", Network: t.Network.CAIP2, Amount: amount, Asset: t.Network.Mint,
+		PayTo: t.PayTo, MaxTimeoutSeconds: t.MaxTimeoutSeconds,
+		Extra: v2Extra{Memo: memo, UsdcTokenAccount: t.TokenAccount, FeePayer: t.FeePayer},
+	}}
+	if e := t.EVM; e != nil {
+		ex := evmExtra{Name: e.Network.TokenName, Version: e.Network.TokenVersion, AssetTransferMethod: TransferMethodEIP3009, Memo: memo}
+		v1 = append(v1, v1Requirement{
+			Scheme: "exact", Network: e.Network.Name, Amount: amount, MaxAmountRequired: amount,
+			Asset: e.Network.USDC, PayTo: e.PayTo, Resource: resource, Description: o.Description,
+			MimeType: mimeJSON, MaxTimeoutSeconds: t.MaxTimeoutSeconds, Extra: ex,
+		})
+		v2 = append(v2, v2Requirement{
+			Scheme: "exact", Network: e.Network.CAIP2, Amount: amount, Asset: e.Network.USDC,
+			PayTo: e.PayTo, MaxTimeoutSeconds: t.MaxTimeoutSeconds, Extra: ex,
+		})
+	}
+	body, _ := json.Marshal(v1Body{X402Version: 1, Accepts: v1, Memo: memo})
 	header, _ := json.Marshal(v2Header{
 		X402Version: 2,
 		Resource:    v2Resource{URL: resource, Description: o.Description, MimeType: mimeJSON},
-		Accepts: []v2Requirement{{
-			Scheme: "exact", Network: t.Network.CAIP2, Amount: amount, Asset: t.Network.Mint,
-			PayTo: t.PayTo, MaxTimeoutSeconds: t.MaxTimeoutSeconds,
-			Extra: v2Extra{Memo: memo, UsdcTokenAccount: t.TokenAccount, FeePayer: t.FeePayer},
-		}},
-		Extensions: o.Bazaar.extensions(),
+		Accepts:     v2,
+		Extensions:  o.Bazaar.extensions(),
 	})
 	return Challenge{Body: body, Header: base64.StdEncoding.EncodeToString(header)}
 }

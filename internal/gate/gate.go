@@ -27,7 +27,10 @@ const (
 
 // Payment is a payment a rail confirmed.
 type Payment struct {
-	Rail        string
+	Rail string
+	// Network is the CAIP-2 id of the chain Tx is on: our Solana cluster,
+	// or the Base network of the EVM entry.
+	Network     string
 	Tx          string
 	Payer       string
 	Amount      uint64
@@ -236,6 +239,10 @@ func (g *Gate) Admit(ctx context.Context, r Request) (Decision, error) {
 		memo = "facilitator:" + pay.Tx
 	}
 
+	if pay.Network == "" {
+		// The direct rail pays on our Solana cluster only.
+		pay.Network = g.Terms.Network.CAIP2
+	}
 	res, err := g.Store.Claim(ctx, store.Claim{
 		Rail: pay.Rail, Tx: pay.Tx, MemoDigest: g.Memos.Digest(memo), Op: store.Op(r.Op),
 		Payer: pay.Payer, Amount: pay.Amount, FeeLamports: pay.FeeLamports, Now: g.now(),

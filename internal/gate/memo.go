@@ -30,7 +30,7 @@ const (
 	memoPayloadLen = 1 + 1 + 8 + 1 + memoNonceLen
 )
 
-var opCodes = map[string]byte{"check": 1, "memo": 2, "probe": 3}
+var opCodes = map[string]byte{"check": 1, "memo": 2, "probe": 3, "preflight": 4, "lint": 5}
 
 // Memos issues and verifies self-verifying memos: an HMAC under the memo key
 // over op, expiry, nonce and, when the challenge answered a request that named

@@ -39,6 +39,7 @@ type Row struct {
 	RefundTx          string `json:"refund_tx"`
 	RefundedAt        string `json:"refunded_at"`
 	PaymentTx         string `json:"payment_tx"`
+	PaymentNetwork    string `json:"payment_network"` // CAIP-2; empty for entries before it was recorded
 	SolanaFeeLamports string `json:"solana_fee_lamports"`
 	CriteriaVersion   string `json:"criteria_version"`
 	VerdictLine       string `json:"verdict_line"`
@@ -49,6 +50,11 @@ type Row struct {
 	DirectGrade         string `json:"direct_grade,omitempty"`
 	FacilitatorGrade    string `json:"facilitator_grade,omitempty"`
 	ExposuresCount      *int   `json:"exposures_count,omitempty"`
+	Decision            string `json:"decision,omitempty"`
+	Reasons             string `json:"reasons,omitempty"`
+	Conforms            *bool  `json:"conforms,omitempty"`
+	ErrorsCount         *int   `json:"errors_count,omitempty"`
+	WarningsCount       *int   `json:"warnings_count,omitempty"`
 }
 
 // SummaryRow sums the rows of one UTC day and op ("total" and "all" for the
@@ -133,6 +139,7 @@ func Rows(es []store.Entry, refunds []store.Refund) ([]Row, error) {
 			CADBasis:          e.CAD.Basis,
 			Refund:            e.CAD.Refund,
 			PaymentTx:         e.PaymentTx,
+			PaymentNetwork:    e.PaymentNetwork,
 			SolanaFeeLamports: strconv.FormatUint(e.SolanaFeeLamports, 10),
 			CriteriaVersion:   e.CriteriaVersion,
 			VerdictLine:       e.VerdictLine,
@@ -157,6 +164,11 @@ func Rows(es []store.Entry, refunds []store.Refund) ([]Row, error) {
 		case e.Probe != nil:
 			row.DirectGrade, row.FacilitatorGrade = e.Probe.DirectGrade, e.Probe.FacilitatorGrade
 			row.ExposuresCount = &e.Probe.ExposuresCount
+		case e.Preflight != nil:
+			row.Decision, row.Reasons = e.Preflight.Decision, e.Preflight.Reasons
+		case e.Lint != nil:
+			row.Conforms = &e.Lint.Conforms
+			row.ErrorsCount, row.WarningsCount = &e.Lint.ErrorsCount, &e.Lint.WarningsCount
 		}
 		rows = append(rows, row)
 	}

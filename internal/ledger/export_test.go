@@ -48,6 +48,7 @@ func bookEntries() ([]store.Entry, []store.Refund) {
 			ID: id, PayerWallet: "7Li3hs31FppKK6CbRFQMUzFrTGABSVDUtv3NvaKNoRfV", Timestamp: day(ts), PriceUSDCUnits: price,
 			CAD:               store.CAD{Basis: Basis, Pending: true},
 			PaymentTx:         "tx-" + id,
+			PaymentNetwork:    "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp",
 			SolanaFeeLamports: 5000, CriteriaVersion: "payability-verdict@r1",
 		}
 	}
@@ -68,6 +69,10 @@ func bookEntries() ([]store.Entry, []store.Refund) {
 	m1.CAD.Refund = "R1"
 	p1 := fill(base("P1", "2026-03-27T12:00:00Z", 20000), "1.3810", "2026-03-27")
 	p1.CriteriaVersion = "rail-probe@r1"
+	// Paid on Base: an EVM transaction hash, no Solana fee, valued like
+	// any other USDC (the same rate and date rule).
+	p1.PaymentTx, p1.PaymentNetwork, p1.SolanaFeeLamports = "0xf3746613c2d920b5fdabc0856f2aeb2d4f88ee6037b8cc5d04a71a4462f13480", "eip155:8453", 0
+	p1.PayerWallet = "0x857b06519E91e3A54538791bDbb0E22373e36b66"
 	p1.VerdictLine = "RAIL PROBE VERDICT — direct: PRESENT-FAIL-CLOSED · facilitator: ABSENT — 2026-03-27T12:00:00Z"
 	p1.Probe = &store.ProbeFields{DirectGrade: "PRESENT-FAIL-CLOSED", FacilitatorGrade: "ABSENT", ExposuresCount: 2}
 	p2 := base("P2", "2026-03-30T09:00:00Z", 20000) // pending
@@ -140,7 +145,7 @@ func TestExportRowsCarryTheCADBlock(t *testing.T) {
 	WriteCSV(&b, rows)
 	header := strings.Split(strings.SplitN(b.String(), "\n", 2)[0], ",")
 	typ := reflect.TypeOf(Row{})
-	if len(header) != typ.NumField() || header[0] != "op" || header[len(header)-1] != "exposures_count" {
+	if len(header) != typ.NumField() || header[0] != "op" || header[len(header)-1] != "warnings_count" {
 		t.Errorf("header %v", header)
 	}
 }

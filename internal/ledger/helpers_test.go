@@ -70,7 +70,7 @@ func deliver(t *testing.T, st store.Store, d delivery) store.Entry {
 	e := store.Entry{
 		PayerWallet: d.payer, Timestamp: d.at, PriceUSDCUnits: d.price,
 		CAD:       store.CAD{Basis: Basis, Pending: true},
-		PaymentTx: d.tx, SolanaFeeLamports: 5000, CriteriaVersion: "payability-verdict@r1", House: d.house,
+		PaymentTx: d.tx, PaymentNetwork: "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp", SolanaFeeLamports: 5000, CriteriaVersion: "payability-verdict@r1", House: d.house,
 	}
 	ts := d.at.UTC().Format("2006-01-02T15:04:05Z")
 	switch d.op {

@@ -35,10 +35,13 @@ type Service struct {
 	Ops  []store.Op
 }
 
-// Services are the two services, in a fixed order.
+// Services are the three services, in a fixed order. x402-preflight has no
+// criteria kill line of its own; its tripwires are the same three, so the
+// operator sees it the same way.
 var Services = []Service{
 	{criteria.ServicePayability, []store.Op{store.OpCheck, store.OpMemo}},
 	{criteria.ServiceRailProbe, []store.Op{store.OpProbe}},
+	{criteria.ServiceX402Preflight, []store.Op{store.OpPreflight, store.OpLint}},
 }
 
 // Measure is a count against the outside paid calls of one window of UTC

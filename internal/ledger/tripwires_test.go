@@ -9,7 +9,7 @@ import (
 	"github.com/exchangerebel/payability/internal/store"
 )
 
-var bothPass = map[string]bool{criteria.ServicePayability: true, criteria.ServiceRailProbe: true}
+var bothPass = map[string]bool{criteria.ServicePayability: true, criteria.ServiceRailProbe: true, criteria.ServiceX402Preflight: true}
 
 func counts(pairs ...any) []store.DayCount {
 	var cs []store.DayCount

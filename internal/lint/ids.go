@@ -74,6 +74,16 @@ const (
 	ruleSVMATANotTokenAcct  = "svm_ata_not_token_account"
 	ruleEVMDomainMismatch   = "evm_domain_mismatch"
 	ruleEVMDomainUnreadable = "evm_domain_unreadable"
+
+	ruleDiscoveryMissing   = "discovery_missing"
+	ruleDiscoveryInvalid   = "discovery_invalid"
+	ruleDiscoveryDuplicate = "discovery_resource_duplicate"
+	ruleListingOffOrigin   = "listing_off_origin"
+	ruleListingNotLinted   = "listing_not_linted"
+	ruleResourcesCapped    = "discovery_resources_capped"
+	ruleListedNot402       = "listed_not_402"
+	ruleListingDrift       = "listing_drift"
+	rulePriceMismatch      = "listing_price_mismatch"
 )
 
 // messages are the static texts of the findings: never a fetched value.
@@ -148,4 +158,14 @@ var messages = map[string]string{
 	ruleSVMATANotTokenAcct:  "payTo's associated token account is not a token account of the asset owned by payTo",
 	ruleEVMDomainMismatch:   "the asset contract's EIP-712 domain differs from extra; signatures will not verify",
 	ruleEVMDomainUnreadable: "the asset contract did not answer name() or version() with a string",
+
+	ruleDiscoveryMissing:   "no discovery document could be read (it did not answer 200 within the fetch limits)",
+	ruleDiscoveryInvalid:   "the discovery document, or this part of it, is not of the document's form",
+	ruleDiscoveryDuplicate: "the document names this resource (URL and method) more than once",
+	ruleListingOffOrigin:   "the listed resource is on another origin; it was not fetched",
+	ruleListingNotLinted:   "this listing is not an HTTP resource lint can call with GET or POST at a fixed path; it was not fetched",
+	ruleResourcesCapped:    "the documents list more resources than an origin lint fetches; this listing and those after it were not linted",
+	ruleListedNot402:       "the listed resource did not answer 402",
+	ruleListingDrift:       "the listed payment terms differ from the live 402's",
+	rulePriceMismatch:      "the listed price is not the amount the live 402 charges",
 }

@@ -95,12 +95,16 @@ var legOrder = map[Leg]int{LegHTTP: 0, LegHeader: 1, LegBody: 2}
 
 // ordered sorts findings by leg (http, header, body), then leg-level before
 // entries, entries in index order; within that, in the order the rules ran.
-func ordered(fs []Finding) []Finding {
+func ordered(fs []Finding) []Finding { return orderedBy(fs, legOrder) }
+
+// orderedBy sorts findings by the rank of their leg, then leg-level before
+// entries, entries in index order; within that, in the order the rules ran.
+func orderedBy(fs []Finding, rank map[Leg]int) []Finding {
 	out := append([]Finding{}, fs...)
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := out[i], out[j]
-		if legOrder[a.Leg] != legOrder[b.Leg] {
-			return legOrder[a.Leg] < legOrder[b.Leg]
+		if rank[a.Leg] != rank[b.Leg] {
+			return rank[a.Leg] < rank[b.Leg]
 		}
 		ai, bi := -1, -1
 		if a.Entry != nil {

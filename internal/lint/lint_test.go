@@ -527,3 +527,22 @@ func TestBazaarNotJudged(t *testing.T) {
 		}
 	}
 }
+
+// TestUSDAtomic: a listed USD price in atomic units of a 6-decimal
+// stablecoin, at the 6-decimal edge.
+func TestUSDAtomic(t *testing.T) {
+	for _, tc := range []struct {
+		in, want string
+		ok       bool
+	}{
+		{"0.01", "10000", true}, {"$0.01", "10000", true}, {" 1 ", "1000000", true}, {"1.", "1000000", true},
+		{".5", "500000", true}, {"0.000001", "1", true}, {"0.0000010", "1", true}, {"0", "0", true},
+		{"0.0000001", "", false}, {"-1", "", false}, {"1e3", "", false}, {"", "", false}, {".", "", false},
+		{"0x10", "", false}, {"1.2.3", "", false}, {strings.Repeat("9", 31), "", false},
+	} {
+		got, ok := usdAtomic(tc.in)
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("usdAtomic(%q) = %q %v, want %q %v", tc.in, got, ok, tc.want, tc.ok)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strconv"
 
 	"github.com/exchangerebel/payability/internal/capture"
 	"github.com/exchangerebel/payability/internal/corpus"
@@ -55,6 +56,11 @@ type LintReport struct {
 	Findings  []lint.Finding      `json:"findings"`
 	Conforms  bool                `json:"conforms"`
 	CheckedAt string              `json:"checked_at"`
+	// Profile is the directory profile asked for (lint --profile), "" when
+	// none; ProfileFindings are its findings (absent when there are none).
+	// They never change Conforms.
+	Profile         string         `json:"profile,omitempty"`
+	ProfileFindings []lint.Finding `json:"profile_findings,omitempty"`
 }
 
 // Common gives scan and the surfaces the fields every report has; a lint
@@ -107,6 +113,9 @@ func (r Runner) Lint(ctx context.Context, url, method string, body []byte) (Lint
 	if method != http.MethodGet && method != http.MethodPost {
 		return LintReport{}, ErrLintMethod
 	}
+	if _, ok := lint.ProfileByName(r.Profile); r.Profile != "" && !ok {
+		return LintReport{}, ErrUnknownProfile
+	}
 	if err := target.CheckURL(url); err != nil {
 		return LintReport{}, err
 	}
@@ -136,7 +145,7 @@ func (r Runner) Lint(ctx context.Context, url, method string, body []byte) (Lint
 	end := r.now()
 	in.Now = end
 	res := lint.Lint(in)
-	return LintReport{
+	rep := LintReport{
 		Op:        OpLint,
 		Rules:     LintRulesRef(),
 		URL:       url,
@@ -147,5 +156,37 @@ func (r Runner) Lint(ctx context.Context, url, method string, body []byte) (Lint
 		Findings:  res.Findings,
 		Conforms:  res.Conforms,
 		CheckedAt: criteria.Timestamp(end),
-	}, nil
+	}
+	if err := r.applyProfile(&rep, in, res); err != nil {
+		return LintReport{}, err
+	}
+	return rep, nil
+}
+
+// ErrUnknownProfile is returned by Lint and LintOrigin when Runner.Profile
+// names no published profile.
+var ErrUnknownProfile = errors.New("ops: unknown lint profile (want x402scan or bazaar)")
+
+// applyProfile grades r.Profile's acceptance rules on one linted response.
+func (r Runner) applyProfile(rep *LintReport, in lint.Input, res lint.Result) error {
+	if r.Profile == "" {
+		return nil
+	}
+	fs, ok := lint.GradeProfile(r.Profile, in, res)
+	if !ok {
+		return ErrUnknownProfile
+	}
+	rep.Profile = r.Profile
+	if len(fs) > 0 {
+		rep.ProfileFindings = fs
+	}
+	return nil
+}
+
+// LintLine is the one line a lint report states, as the paid service's
+// ledger records it: the rule set, the outcome, the counts and the
+// check-end time; closed-form, never a byte of the seller's answer.
+func (r LintReport) LintLine() string {
+	errs, warns := r.Counts()
+	return r.Rules.ID + ": " + r.Outcome() + " (" + strconv.Itoa(errs) + " errors, " + strconv.Itoa(warns) + " warnings) — " + r.CheckedAt
 }

@@ -80,6 +80,9 @@ type Runner struct {
 	Now     func() time.Time
 	// Chain makes lint's opt-in chain-readiness look-ups; nil: none.
 	Chain ChainReader
+	// Profile names a directory profile lint also grades (lint --profile:
+	// x402scan or bazaar); "" for none.
+	Profile string
 	// lint grades the preflight's unpaid challenge; nil means lint.Lint.
 	// Tests set it to keep the preflight op's own tests off lint's rules.
 	lint func(lint.Input) lint.Result

@@ -217,3 +217,13 @@ func (a PreflightArgs) Request() (PreflightRequest, error) {
 	}
 	return req, nil
 }
+
+// Common gives scan and the surfaces the fields every report has: a
+// preflight record has no criteria envelope; its summary stands as its
+// verdict line.
+func (r PreflightReport) Common() Envelope {
+	return Envelope{Op: OpPreflight, URL: r.URL, CheckedAt: r.CheckedAt, VerdictLine: r.Summary}
+}
+
+// Outcome is the decision: GO, HOLD or STOP.
+func (r PreflightReport) Outcome() string { return string(r.Decision) }

@@ -45,9 +45,16 @@ const (
 // heap, still a few tens of megabytes.
 const GCPercent = 400
 
+// RuleNotAnOrigin refuses an entry of an origin scan that is not
+// scheme://host[:port] (it has a path, a query or a fragment).
+const RuleNotAnOrigin = "not_an_origin"
+
 // Options configure a scan.
 type Options struct {
 	Op string // one of Ops: ops.OpCheck, ops.OpMemo, ops.OpProbe or ops.OpLint (a GET)
+	// Origin: every entry is an origin, linted as lint --origin does
+	// (ops.Runner.LintOrigin; Op must be ops.OpLint).
+	Origin bool
 	// Runner runs one op on one URL. When its Fetcher opens connection
 	// scopes (ops.Scoper, a *target.Client) the run opens one, shared by
 	// every op of the run and closed when Run returns; otherwise the Fetcher
@@ -214,7 +221,7 @@ var ErrUnknownOp = ops.ErrUnknownOp
 // in either case. The error is a malformed or unreadable input (the entries
 // before it are still run), or a failed write to Out.
 func (s *Scanner) Run(ctx context.Context, in *Input) (Summary, error) {
-	if !slices.Contains(Ops, s.opts.Op) {
+	if !slices.Contains(Ops, s.opts.Op) || (s.opts.Origin && s.opts.Op != ops.OpLint) {
 		return Summary{}, ErrUnknownOp
 	}
 	s.tally.start()
@@ -536,7 +543,13 @@ func (d *dispatcher) work() {
 // run runs the op on one entry and encodes its record; the report is
 // dropped once encoded (ops has dropped the captures already).
 func (d *dispatcher) run(it Item) result {
-	rep, err := d.runner.Run(d.workCtx, d.s.opts.Op, it.URL)
+	var rep ops.Report
+	var err error
+	if d.s.opts.Origin {
+		rep, err = d.runner.LintOrigin(d.workCtx, it.URL, "")
+	} else {
+		rep, err = d.runner.Run(d.workCtx, d.s.opts.Op, it.URL)
+	}
 	rec := Record{Line: it.Line, URL: RedactURL(it.URL)} // never a credential, in the line or to Observe
 	var key tallyKey
 	var pe *target.PolicyError
@@ -547,6 +560,9 @@ func (d *dispatcher) run(it Item) result {
 	case errors.As(err, &pe):
 		rec.Refused = &Refusal{Rule: pe.Rule}
 		key.refused = pe.Rule
+	case errors.Is(err, ops.ErrNotAnOrigin):
+		rec.Refused = &Refusal{Rule: RuleNotAnOrigin}
+		key.refused = RuleNotAnOrigin
 	case err != nil:
 		rec.Error = &Problem{Code: CodeInternal}
 		key.problem = CodeInternal

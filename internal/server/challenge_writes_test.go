@@ -32,7 +32,7 @@ func TestChallengesWriteNothing(t *testing.T) {
 	cs := &countingStore{Store: h.store}
 	h.gate.Store = cs
 	h.s.cfg.Store = cs
-	for _, path := range []string{"/toll/payability/check", "/toll/payability/memo", "/toll/rail-probe/probe"} {
+	for _, path := range allPaidRoutes {
 		for range 20 {
 			h.do(http.MethodGet, path, "", nil)
 			h.do(http.MethodHead, path, "", nil)

@@ -18,6 +18,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/exchangerebel/payability/internal/buildinfo"
+	"github.com/exchangerebel/payability/internal/chain"
+	"github.com/exchangerebel/payability/internal/chain/evmtest"
 	"github.com/exchangerebel/payability/internal/facilitator"
 	"github.com/exchangerebel/payability/internal/facilitator/facilitatortest"
 	"github.com/exchangerebel/payability/internal/gate"
@@ -155,6 +157,10 @@ type nodeOptions struct {
 	// ChainChecks gives the facilitator rail the cluster's RPC node, as
 	// serve --facilitator --solana-rpc does.
 	ChainChecks bool
+	// EVMNode, when set, also offers the EVM entry on Base through the
+	// facilitator, with this node's receipts checked (--evm-pay-to,
+	// --evm-rpc).
+	EVMNode *evmtest.Node
 }
 
 // node is one running instance.
@@ -193,12 +199,8 @@ func (c *cluster) start(name string, o nodeOptions) *node {
 		tb.Fatal(err)
 	}
 	g := &gate.Gate{
-		Terms: gate.Terms{Network: gate.Mainnet, PayTo: testPayTo, TokenAccount: testTokenAccount, MaxTimeoutSeconds: 120},
-		Offers: map[string]gate.Offer{
-			ops.OpCheck: {Op: ops.OpCheck, Price: 10000, Description: "one payability verdict"},
-			ops.OpMemo:  {Op: ops.OpMemo, Price: 10000, Description: "one memo-binding verdict"},
-			ops.OpProbe: {Op: ops.OpProbe, Price: 20000, Description: "one rail-probe report"},
-		},
+		Terms:  gate.Terms{Network: gate.Mainnet, PayTo: testPayTo, TokenAccount: testTokenAccount, MaxTimeoutSeconds: 120},
+		Offers: testOffers(),
 		Memos:  gate.Memos{Key: memoKey, Now: now, Rand: rand.Reader},
 		Direct: gate.SolanaRail{Client: client, TokenAccount: testTokenAccount, Mint: gate.Mainnet.Mint},
 		Store:  st, Now: now, LeaseFor: 90 * time.Second,
@@ -217,6 +219,17 @@ func (c *cluster) start(name string, o nodeOptions) *node {
 			Store: st, Now: now, SettleTimeout: 10 * time.Second, LookupDelay: time.Millisecond}
 		if o.ChainChecks {
 			g.Facilitator.(*facilitator.Rail).Chain = client
+		}
+		if o.EVMNode != nil {
+			rail := g.Facilitator.(*facilitator.Rail)
+			if rail.EVMVersions, err = facilitator.DiscoverEVM(context.Background(), fc, gate.Base); err != nil {
+				tb.Fatal(err)
+			}
+			if rail.EVMChain, err = chain.New(chain.Options{EVMRPC: o.EVMNode.URL, AllowPrivate: true}); err != nil {
+				tb.Fatal(err)
+			}
+			g.Terms.EVM = &gate.EVMTerms{Network: gate.Base, PayTo: testEVMPayTo}
+			rail.Terms.EVM = g.Terms.EVM
 		}
 	}
 	fetcher := target.New(target.Options{AllowPrivate: true, UserAgent: buildinfo.UserAgent})

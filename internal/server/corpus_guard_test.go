@@ -22,7 +22,7 @@ func TestPaidOpsNotSoldOfferNoChallenge(t *testing.T) {
 			t.Errorf("%s: %d offers a challenge: %s", name, res.status, res.body)
 		}
 	}
-	for _, path := range []string{"/toll/payability/check", "/toll/payability/memo", "/toll/rail-probe/probe"} {
+	for _, path := range allPaidRoutes {
 		for _, m := range []string{http.MethodGet, http.MethodHead} {
 			res := h.do(m, path, "", nil)
 			check(m+" "+path, res)

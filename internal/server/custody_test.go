@@ -57,7 +57,7 @@ func TestCustodyCanary(t *testing.T) {
 		}
 	}
 	for _, path := range []string{"/paid", "/redirect", "/error", "/open"} {
-		for _, route := range []string{"/toll/payability/check", "/toll/payability/memo", "/toll/rail-probe/probe"} {
+		for _, route := range allPaidRoutes {
 			res, _, _ := h.payAndPost(route, seller.URL+path)
 			if res.status != http.StatusOK {
 				t.Fatalf("%s %s: %d %s", route, path, res.status, res.body)
@@ -66,6 +66,7 @@ func TestCustodyCanary(t *testing.T) {
 		}
 		record(h.do(http.MethodPost, "/toll/payability/precheck", fmt.Sprintf(`{"url":%q,"caller":"c-%s"}`, seller.URL+path, path), nil))
 		record(h.do(http.MethodPost, "/toll/rail-probe/precheck", fmt.Sprintf(`{"url":%q,"caller":"c-%s"}`, seller.URL+path, path), nil))
+		record(h.do(http.MethodPost, "/toll/x402/precheck", fmt.Sprintf(`{"url":%q,"op":"preflight"}`, seller.URL+path), nil))
 	}
 	// Failing paths: refusals, a forged payment, malformed input.
 	record(h.do(http.MethodPost, "/toll/payability/check", fmt.Sprintf(`{"url":%q}`, seller.URL+"/paid"),

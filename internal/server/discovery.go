@@ -102,7 +102,7 @@ func (s *Server) handleWellKnownX402JSON(w http.ResponseWriter, r *http.Request)
 		doc.Items = append(doc.Items, manifestItem{
 			Resource: manifestResource{URL: base + p.Path, Description: offer.Description, MimeType: "application/json", ServiceName: p.Service},
 			Type:     "http",
-			Accepts:  []gate.Requirement{s.cfg.Gate.Terms.Requirement(offer)},
+			Accepts:  s.cfg.Gate.Terms.Requirements(offer),
 			Input:    manifestInput{Method: http.MethodPost, RouteTemplate: p.Path, BodyType: "json", Body: exampleBody},
 			Output:   manifestOutput{MimeType: "application/json", Example: exampleReport(p.Op)},
 		})

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/exchangerebel/payability/internal/gate"
-	"github.com/exchangerebel/payability/internal/ops"
 	"github.com/exchangerebel/payability/internal/report"
 	"github.com/exchangerebel/payability/internal/store/sqlite"
 )
@@ -31,11 +30,10 @@ func newFormServer(tb testing.TB) *Server {
 	}
 	now := func() time.Time { return time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC) }
 	g := &gate.Gate{
-		Terms: gate.Terms{Network: gate.Mainnet, PayTo: testPayTo, TokenAccount: testTokenAccount, MaxTimeoutSeconds: 120},
-		Offers: map[string]gate.Offer{ops.OpCheck: {Op: ops.OpCheck, Price: 10000}, ops.OpMemo: {Op: ops.OpMemo, Price: 10000},
-			ops.OpProbe: {Op: ops.OpProbe, Price: 20000}},
-		Memos: gate.Memos{Key: bytes.Repeat([]byte{7}, 32), Now: now, Rand: rand.Reader},
-		Store: st, Now: now,
+		Terms:  gate.Terms{Network: gate.Mainnet, PayTo: testPayTo, TokenAccount: testTokenAccount, MaxTimeoutSeconds: 120},
+		Offers: testOffers(),
+		Memos:  gate.Memos{Key: bytes.Repeat([]byte{7}, 32), Now: now, Rand: rand.Reader},
+		Store:  st, Now: now,
 	}
 	s, err := New(Config{Service: ServeAll, Gate: g, Key: key, KeySet: report.NewKeySet(key), Store: st, Now: now,
 		ClientLimiter: NewLimiter(1e6, 1e6, now), ReadyCorpus: true})

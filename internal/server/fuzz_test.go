@@ -2,7 +2,10 @@ package server
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
+
+	"github.com/exchangerebel/payability/internal/ops"
 )
 
 // FuzzDecodeStrict: whatever the bytes, decodeStrict never panics, and a
@@ -43,6 +46,47 @@ func FuzzDecodeStrict(f *testing.F) {
 			}
 		} else if v.URL != nil {
 			t.Fatalf("we see a url no other reader sees")
+		}
+	})
+}
+
+// FuzzX402Args: whatever the body of POST /toll/x402/preflight, decoding
+// and validating its arguments never panics; a body accepted reads the same
+// to encoding/json, its body member is one JSON value; a refused argument
+// is a closed code with a static sentence (nothing of the body in it).
+func FuzzX402Args(f *testing.F) {
+	for _, s := range []string{
+		`{"url":"https://a.example/","method":"post","body":{"a":[1,2]},"network":"eip155:8453","max_amount":"100"}`,
+		`{"url":"https://a.example/","method":"PUT"}`,
+		`{"url":"https://a.example/","body":null}`,
+		`{"url":"https://a.example/","network":"base"}`,
+		`{"url":"https://a.example/","max_amount":"1e3"}`,
+		`{"url":"https://a.example/","body":"x","body":"y"}`,
+		`{"url":"https://a.example/","body":{"a":1,"a":2}}`,
+	} {
+		f.Add([]byte(s))
+	}
+	sentences := map[string]bool{}
+	for _, e := range []string{"method must be GET or POST", "body is over 262144 bytes", "body is not JSON",
+		"network must be a CAIP-2 chain id (namespace:reference)", "max_amount must be a decimal integer of atomic units"} {
+		sentences[e+"."] = true
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		var v preflightRequest
+		if decodeStrict(raw, &v) != nil {
+			return
+		}
+		if v.Body != nil && !json.Valid(v.Body) {
+			t.Fatalf("body member %q is not one JSON value", v.Body)
+		}
+		_, err := ops.PreflightArgs{URL: deref(v.URL), Method: deref(v.Method), Body: bodyArg(v.Body),
+			Network: deref(v.Network), MaxAmount: deref(v.MaxAmount)}.Request()
+		if err == nil {
+			return
+		}
+		p, ok := argProblem(err)
+		if !ok || !strings.HasSuffix(p.Error, "_invalid") || !sentences[p.Detail] {
+			t.Fatalf("refusal %+v (%v) is not a closed code with a static sentence", p, err)
 		}
 	})
 }

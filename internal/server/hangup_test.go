@@ -42,6 +42,9 @@ func hangupSeller(t *testing.T, started chan<- struct{}, release <-chan struct{}
 // returns its headers.
 func (h *harness) payment(rail, path, url string) map[string]string {
 	h.t.Helper()
+	if rail == railEVM {
+		return map[string]string{facilitator.HeaderPaymentSignature: h.payEVMV2(path, url)}
+	}
 	if rail == gate.RailFacilitator {
 		return map[string]string{facilitator.HeaderPaymentSignature: h.payV2(path, url)}
 	}
@@ -49,10 +52,18 @@ func (h *harness) payment(rail, path, url string) map[string]string {
 	return map[string]string{gate.HeaderPaymentTx: h.chain.pay(memo), gate.HeaderPaymentMemo: memo}
 }
 
+// railEVM names, in these tests, the facilitator rail paid on the EVM
+// entry (Base, with the receipt checked on the loopback node).
+const railEVM = "facilitator-evm"
+
 func withRail(t *testing.T, rail string) *harness {
 	h := newHarness(t, ServeAll)
-	if rail == gate.RailFacilitator {
+	switch rail {
+	case gate.RailFacilitator:
 		withFacilitator(t, h)
+	case railEVM:
+		fake := withFacilitator(t, h)
+		settleOnNode(fake, withEVM(t, h, gate.Base), gate.Base.USDC, 20000)
 	}
 	return h
 }
@@ -97,60 +108,65 @@ func entries(t *testing.T, h *harness, op store.Op) []store.Entry {
 // the op once more at no charge, with one ledger entry; a third
 // presentation is spent. Both rails.
 func TestBuyerHangsUpMidOp(t *testing.T) {
-	for _, rail := range []string{gate.RailDirect, gate.RailFacilitator} {
-		t.Run(rail, func(t *testing.T) {
-			h := withRail(t, rail)
-			started, release := make(chan struct{}), make(chan struct{})
-			seller := hangupSeller(t, started, release)
-			path := "/toll/payability/check"
-			pay := h.payment(rail, path, seller.URL)
+	for _, rt := range []struct {
+		path string
+		op   store.Op
+	}{{"/toll/payability/check", store.OpCheck}, {"/toll/x402/preflight", store.OpPreflight}} {
+		for _, rail := range []string{gate.RailDirect, gate.RailFacilitator, railEVM} {
+			t.Run(rail+rt.path, func(t *testing.T) {
+				h := withRail(t, rail)
+				started, release := make(chan struct{}), make(chan struct{})
+				seller := hangupSeller(t, started, release)
+				path := rt.path
+				pay := h.payment(rail, path, seller.URL)
 
-			// A front that hands the server's request context of the paid
-			// call to the seller, and says when the handler is done.
-			served := make(chan struct{})
-			front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				go func() {
-					<-started
-					<-r.Context().Done() // the server saw the buyer go
-					close(release)
-				}()
-				h.s.ServeHTTP(w, r)
-				close(served)
-			}))
-			defer front.Close()
+				// A front that hands the server's request context of the paid
+				// call to the seller, and says when the handler is done.
+				served := make(chan struct{})
+				front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					go func() {
+						<-started
+						<-r.Context().Done() // the server saw the buyer go
+						close(release)
+					}()
+					h.s.ServeHTTP(w, r)
+					close(served)
+				}))
+				defer front.Close()
 
-			ctx, hangUp := context.WithCancel(context.Background())
-			req, _ := http.NewRequestWithContext(ctx, http.MethodPost, front.URL+path, strings.NewReader(h.paidBody(seller.URL)))
-			req.Header.Set("Content-Type", "application/json")
-			for k, v := range pay {
-				req.Header.Set(k, v)
-			}
-			errc := make(chan error, 1)
-			go func() {
-				res, err := http.DefaultClient.Do(req)
-				if err == nil {
-					res.Body.Close()
+				ctx, hangUp := context.WithCancel(context.Background())
+				req, _ := http.NewRequestWithContext(ctx, http.MethodPost, front.URL+path, strings.NewReader(h.paidBody(seller.URL)))
+				req.Header.Set("Content-Type", "application/json")
+				for k, v := range pay {
+					req.Header.Set(k, v)
 				}
-				errc <- err
-			}()
-			<-started
-			hangUp()
-			if err := <-errc; !errors.Is(err, context.Canceled) {
-				t.Fatalf("the hung-up call: %v, want canceled", err)
-			}
-			<-served
-			if es := entries(t, h, store.OpCheck); len(es) != 0 {
-				t.Fatalf("%d ledger entries for a report never written", len(es))
-			}
-			if !strings.Contains(h.logs.String(), "buyer gone before the answer") {
-				t.Errorf("log does not say the buyer was gone:\n%s", h.logs.String())
-			}
+				errc := make(chan error, 1)
+				go func() {
+					res, err := http.DefaultClient.Do(req)
+					if err == nil {
+						res.Body.Close()
+					}
+					errc <- err
+				}()
+				<-started
+				hangUp()
+				if err := <-errc; !errors.Is(err, context.Canceled) {
+					t.Fatalf("the hung-up call: %v, want canceled", err)
+				}
+				<-served
+				if es := entries(t, h, rt.op); len(es) != 0 {
+					t.Fatalf("%d ledger entries for a report never written", len(es))
+				}
+				if !strings.Contains(h.logs.String(), "buyer gone before the answer") {
+					t.Errorf("log does not say the buyer was gone:\n%s", h.logs.String())
+				}
 
-			assertResumedReport(t, h.do(http.MethodPost, path, h.paidBody(seller.URL), pay))
-			assertOneEntry(t, h, store.OpCheck)
-			assertSpent(t, h.do(http.MethodPost, path, h.paidBody(seller.URL), pay))
-			assertOneEntry(t, h, store.OpCheck)
-		})
+				assertResumedReport(t, h.do(http.MethodPost, path, h.paidBody(seller.URL), pay))
+				assertOneEntry(t, h, rt.op)
+				assertSpent(t, h.do(http.MethodPost, path, h.paidBody(seller.URL), pay))
+				assertOneEntry(t, h, rt.op)
+			})
+		}
 	}
 }
 
@@ -167,67 +183,72 @@ func (b brokenWriter) FlushError() error         { return errBroken }
 // same payment runs the op once more, the ledger keeps its one entry, and
 // when the resumed answer cannot be written either, no resume is left.
 func TestAnswerNotWrittenReopensTheDelivery(t *testing.T) {
-	for _, rail := range []string{gate.RailDirect, gate.RailFacilitator} {
-		t.Run(rail, func(t *testing.T) {
-			h := withRail(t, rail)
-			seller, fetches := countingSeller(t)
-			path := "/toll/rail-probe/probe"
-			pay := h.payment(rail, path, seller.URL)
-			var broken atomic.Bool
-			broken.Store(true)
-			front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				if broken.Load() {
-					w = brokenWriter{w}
+	for _, rt := range []struct {
+		path string
+		op   store.Op
+	}{{"/toll/rail-probe/probe", store.OpProbe}, {"/toll/x402/lint", store.OpLint}} {
+		for _, rail := range []string{gate.RailDirect, gate.RailFacilitator, railEVM} {
+			t.Run(rail+rt.path, func(t *testing.T) {
+				h := withRail(t, rail)
+				seller, fetches := countingSeller(t)
+				path := rt.path
+				pay := h.payment(rail, path, seller.URL)
+				var broken atomic.Bool
+				broken.Store(true)
+				front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					if broken.Load() {
+						w = brokenWriter{w}
+					}
+					h.s.ServeHTTP(w, r)
+				}))
+				defer front.Close()
+				post := func() response {
+					req, _ := http.NewRequest(http.MethodPost, front.URL+path, strings.NewReader(h.paidBody(seller.URL)))
+					req.Header.Set("Content-Type", "application/json")
+					for k, v := range pay {
+						req.Header.Set(k, v)
+					}
+					res, err := http.DefaultClient.Do(req)
+					if err != nil {
+						t.Fatal(err)
+					}
+					defer res.Body.Close()
+					b, _ := io.ReadAll(res.Body)
+					return response{res.StatusCode, res.Header, b}
 				}
-				h.s.ServeHTTP(w, r)
-			}))
-			defer front.Close()
-			post := func() response {
-				req, _ := http.NewRequest(http.MethodPost, front.URL+path, strings.NewReader(h.paidBody(seller.URL)))
-				req.Header.Set("Content-Type", "application/json")
-				for k, v := range pay {
-					req.Header.Set(k, v)
+				post()
+				first := assertOneEntry(t, h, rt.op)
+				before := fetches.Load()
+				if !strings.Contains(h.logs.String(), "the delivery is reopened") {
+					t.Errorf("log does not say the delivery was reopened:\n%s", h.logs.String())
 				}
-				res, err := http.DefaultClient.Do(req)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer res.Body.Close()
-				b, _ := io.ReadAll(res.Body)
-				return response{res.StatusCode, res.Header, b}
-			}
-			post()
-			first := assertOneEntry(t, h, store.OpProbe)
-			before := fetches.Load()
-			if !strings.Contains(h.logs.String(), "the delivery is reopened") {
-				t.Errorf("log does not say the delivery was reopened:\n%s", h.logs.String())
-			}
 
-			broken.Store(false)
-			assertResumedReport(t, post())
-			if fetches.Load() == before {
-				t.Errorf("the resume did not run the op again")
-			}
-			if got := assertOneEntry(t, h, store.OpProbe); got.ID != first.ID || !got.Timestamp.Equal(first.Timestamp) {
-				t.Errorf("entry after the resume %+v, want the first one kept", got)
-			}
-			assertSpent(t, post())
+				broken.Store(false)
+				assertResumedReport(t, post())
+				if fetches.Load() == before {
+					t.Errorf("the resume did not run the op again")
+				}
+				if got := assertOneEntry(t, h, rt.op); got.ID != first.ID || !got.Timestamp.Equal(first.Timestamp) {
+					t.Errorf("entry after the resume %+v, want the first one kept", got)
+				}
+				assertSpent(t, post())
 
-			// A second payment whose answer and resumed answer both break:
-			// one resume, then spent.
-			pay = h.payment(rail, path, seller.URL)
-			broken.Store(true)
-			post()
-			post()
-			if !strings.Contains(h.logs.String(), "the payment's one resume is used") {
-				t.Errorf("log does not say the one resume was used:\n%s", h.logs.String())
-			}
-			broken.Store(false)
-			assertSpent(t, post())
-			if es := entries(t, h, store.OpProbe); len(es) != 2 {
-				t.Errorf("%d probe entries, want 2 (one per payment)", len(es))
-			}
-		})
+				// A second payment whose answer and resumed answer both break:
+				// one resume, then spent.
+				pay = h.payment(rail, path, seller.URL)
+				broken.Store(true)
+				post()
+				post()
+				if !strings.Contains(h.logs.String(), "the payment's one resume is used") {
+					t.Errorf("log does not say the one resume was used:\n%s", h.logs.String())
+				}
+				broken.Store(false)
+				assertSpent(t, post())
+				if es := entries(t, h, rt.op); len(es) != 2 {
+					t.Errorf("%d probe entries, want 2 (one per payment)", len(es))
+				}
+			})
+		}
 	}
 }
 
@@ -235,7 +256,7 @@ func TestAnswerNotWrittenReopensTheDelivery(t *testing.T) {
 // instances, an answer that broke on A leaves the payment resumable on B,
 // once, with one ledger entry; both rails.
 func TestAnswerNotWrittenResumesOnAnotherInstance(t *testing.T) {
-	for _, rail := range []string{gate.RailDirect, gate.RailFacilitator} {
+	for _, rail := range []string{gate.RailDirect, gate.RailFacilitator, railEVM} {
 		t.Run(rail, func(t *testing.T) {
 			c := newCluster(t)
 			var o nodeOptions

@@ -51,12 +51,8 @@ func lgHarnessOn(t *testing.T, st store.Store) *harness {
 	}
 	h.keys = report.NewKeySet(key)
 	h.gate = &gate.Gate{
-		Terms: gate.Terms{Network: gate.Mainnet, PayTo: testPayTo, TokenAccount: testTokenAccount, MaxTimeoutSeconds: 120},
-		Offers: map[string]gate.Offer{
-			ops.OpCheck: {Op: ops.OpCheck, Price: 10000, Description: "one payability verdict"},
-			ops.OpMemo:  {Op: ops.OpMemo, Price: 10000, Description: "one memo-binding verdict"},
-			ops.OpProbe: {Op: ops.OpProbe, Price: 20000, Description: "one rail-probe report"},
-		},
+		Terms:  gate.Terms{Network: gate.Mainnet, PayTo: testPayTo, TokenAccount: testTokenAccount, MaxTimeoutSeconds: 120},
+		Offers: testOffers(),
 		Memos:  gate.Memos{Key: bytes.Repeat([]byte{7}, 32), Now: h.clock.Now, Rand: rand.Reader},
 		Direct: gate.SolanaRail{Client: client, TokenAccount: testTokenAccount, Mint: gate.Mainnet.Mint},
 		Store:  st, Now: h.clock.Now, LeaseFor: 90 * time.Second,
@@ -141,7 +137,7 @@ func lgCustody(t *testing.T, st store.Store, dump func() []string) {
 	// seller's address and port are what no row may hold.
 	var memos, urls []string
 	for _, path := range []string{"/paid/" + canary + "?q=" + canary + "#frag", "/open"} {
-		for _, route := range []string{"/toll/payability/check", "/toll/payability/memo", "/toll/rail-probe/probe"} {
+		for _, route := range allPaidRoutes {
 			res, _, memo := h.payAndPost(route, seller.URL+path)
 			if res.status != http.StatusOK {
 				t.Fatalf("%s %s: %d %s", route, path, res.status, res.body)
@@ -152,6 +148,7 @@ func lgCustody(t *testing.T, st store.Store, dump func() []string) {
 		}
 		h.do(http.MethodPost, "/toll/payability/precheck", fmt.Sprintf(`{"url":%q,"caller":"wallet-a"}`, seller.URL+path), nil)
 		h.do(http.MethodPost, "/toll/rail-probe/precheck", fmt.Sprintf(`{"url":%q}`, seller.URL+path), nil)
+		h.do(http.MethodPost, "/toll/x402/precheck", fmt.Sprintf(`{"url":%q,"op":"lint"}`, seller.URL+path), nil)
 		h.clock.Add(10 * time.Second)
 	}
 
@@ -159,8 +156,8 @@ func lgCustody(t *testing.T, st store.Store, dump func() []string) {
 	// is out; one refund.
 	res, err := ledger.Backfiller{Store: st, Rates: ledger.Valet{BaseURL: lgValet(t)},
 		Now: func() time.Time { return time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC) }}.Run(ctx)
-	if err != nil || res.Filled != 6 {
-		t.Fatalf("backfill = %+v, %v; want 6 filled", res, err)
+	if want := 2 * len(allPaidRoutes); err != nil || res.Filled != want {
+		t.Fatalf("backfill = %+v, %v; want %d filled", res, err, want)
 	}
 	es, err := st.Entries(ctx, store.OpProbe, time.Time{}, time.Date(2100, 1, 1, 0, 0, 0, 0, time.UTC))
 	if err != nil || len(es) != 2 || es[0].CAD.RateDate != "2026-11-27" || es[0].CAD.Basis != CADBasis {

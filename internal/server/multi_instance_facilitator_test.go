@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/exchangerebel/payability/internal/chain/evmtest"
 	"github.com/exchangerebel/payability/internal/facilitator"
 	"github.com/exchangerebel/payability/internal/facilitator/facilitatortest"
 	"github.com/exchangerebel/payability/internal/gate"
@@ -205,5 +206,86 @@ func TestFacilitatorSettlementNotOnChainYetIsPendingAcrossInstances(t *testing.T
 	entries, err := b.store.Entries(context.Background(), store.OpCheck, c.clock.Now().Add(-time.Hour), c.clock.Now().Add(time.Hour))
 	if err != nil || len(entries) != 1 || entries[0].PaymentTx != tx || entries[0].SolanaFeeLamports != 5001 {
 		t.Errorf("ledger %+v %v; want the settled tx with the chain's fee", entries, err)
+	}
+}
+
+// payEVMV2 does what a v2 EVM client does on n: echo the challenge's EVM
+// entry (accepts[1]) with an EIP-3009 authorization of its amount.
+func (n *node) payEVMV2(tb testing.TB, path, targetURL string) string {
+	tb.Helper()
+	res := n.mustDo(tb, http.MethodPost, path, fmt.Sprintf(`{"url":%q}`, targetURL), nil)
+	raw, _ := base64.StdEncoding.DecodeString(res.header.Get("PAYMENT-REQUIRED"))
+	var c struct {
+		Accepts []map[string]any `json:"accepts"`
+	}
+	json.Unmarshal(raw, &c)
+	if len(c.Accepts) != 2 {
+		tb.Fatalf("no EVM entry: %s", raw)
+	}
+	a := c.Accepts[1]
+	var price uint64
+	fmt.Sscan(a["amount"].(string), &price)
+	return facilitatortest.EVMPayloadV2(a, facilitatortest.EVMAuthorization(a["payTo"].(string), price))
+}
+
+// One EVM payload presented 25 times to each of two instances on one
+// PostgreSQL: one verify, one settle, one receipt that pays, one report,
+// one ledger row on eip155:8453; every other presentation is in progress
+// or already used. The payload presented again later, to either instance,
+// is refused and never settled again.
+func TestEVMPaymentPresentedToTwoInstancesDeliversOnce(t *testing.T) {
+	c := newCluster(t)
+	fake := facilitatortest.New(t)
+	evm := evmtest.New(t)
+	release := make(chan struct{})
+	fake.Set(nil, func(call facilitatortest.Call) facilitatortest.Answer {
+		<-release // every presentation is in before the settlement answers
+		evm.Settled(facilitatortest.EVMTxOf(call.Payload),
+			evmtest.Transfer{Token: gate.Base.USDC, From: facilitatortest.EVMAddress("buyer"), To: testEVMPayTo, Amount: 10000})
+		return facilitatortest.Answer{Status: 200, Body: facilitatortest.SettledBody(call, "")}
+	})
+	a := c.start("A", nodeOptions{Facilitator: fake, EVMNode: evm})
+	b := c.start("B", nodeOptions{Facilitator: fake, EVMNode: evm})
+	const path = "/toll/payability/check"
+	sig := a.payEVMV2(t, path, c.seller)
+	go func() { time.Sleep(500 * time.Millisecond); close(release) }()
+	answers := onBoth([]*node{a, b}, 25, func(n *node) (response, error) { return n.presentV2(path, c.seller, sig) })
+	var delivered []presentation
+	for _, p := range answers {
+		switch {
+		case p.err != nil:
+			t.Errorf("%s: %v", p.node, p.err)
+		case p.res.status == http.StatusOK:
+			delivered = append(delivered, p)
+		case p.res.status == http.StatusConflict && errorCode(p.res.body) == string(gate.CodePaymentInProgress),
+			p.res.status == http.StatusPaymentRequired && errorCode(p.res.body) == string(gate.CodePaymentAlreadyUsed):
+		default:
+			t.Errorf("%s: %d %s; want 200, 409 payment_in_progress or 402 payment_already_used", p.node, p.res.status, p.res.body)
+		}
+	}
+	if len(delivered) != 1 {
+		t.Fatalf("%d reports delivered from 50 presentations of one EVM payload on two instances, want exactly 1", len(delivered))
+	}
+	if _, err := report.Verify(delivered[0].res.body, a.keys); err != nil {
+		t.Errorf("the report does not verify: %v", err)
+	}
+	if v, s := len(fake.Calls("/verify")), len(fake.Calls("/settle")); v != 1 || s != 1 {
+		t.Errorf("verify %d, settle %d across both instances; want 1 and 1", v, s)
+	}
+	tx := facilitatortest.EVMTxOf(fake.Calls("/settle")[0].Payload)
+	if got := c.count(`SELECT count(*) FROM ledger_check WHERE payment_tx = $1 AND payment_network = 'eip155:8453'`, tx); got != 1 {
+		t.Errorf("%d ledger rows of the EVM transaction on eip155:8453, want 1", got)
+	}
+	if got := c.count(`SELECT count(*) FROM ledger_check`); got != 1 {
+		t.Errorf("%d ledger rows, want 1", got)
+	}
+	for _, n := range []*node{a, b} {
+		res, err := n.presentV2(path, c.seller, sig)
+		if err != nil || res.status != http.StatusPaymentRequired || errorCode(res.body) != string(gate.CodePaymentAlreadyUsed) {
+			t.Errorf("%s, replayed: %v %d %s", n.name, err, res.status, res.body)
+		}
+	}
+	if s := len(fake.Calls("/settle")); s != 1 {
+		t.Errorf("settle %d after the replays; want 1", s)
 	}
 }

@@ -59,51 +59,58 @@ func onBoth(nodes []*node, perNode int, fn func(n *node) (response, error)) []pr
 }
 
 func TestOnePaymentPresentedToTwoInstancesPaysOnce(t *testing.T) {
-	c := newCluster(t)
-	a, b := c.start("A", nodeOptions{}), c.start("B", nodeOptions{})
-	const path = "/toll/payability/check"
-	memo := a.mustMemo(t, path, c.seller)
-	sig := c.chain.pay(memo)
+	for _, rt := range []struct {
+		path, table string
+		op          store.Op
+	}{{"/toll/payability/check", "ledger_check", store.OpCheck}, {"/toll/x402/lint", "ledger_lint", store.OpLint}} {
+		t.Run(rt.path, func(t *testing.T) {
+			c := newCluster(t)
+			a, b := c.start("A", nodeOptions{}), c.start("B", nodeOptions{})
+			path := rt.path
+			memo := a.mustMemo(t, path, c.seller)
+			sig := c.chain.pay(memo)
 
-	answers := onBoth([]*node{a, b}, 25, func(n *node) (response, error) {
-		return n.present(path, c.seller, sig, memo)
-	})
-	var delivered []presentation
-	for _, p := range answers {
-		switch {
-		case p.err != nil:
-			t.Errorf("%s: %v", p.node, p.err)
-		case p.res.status == http.StatusOK:
-			delivered = append(delivered, p)
-		case p.res.status == http.StatusConflict && errorCode(p.res.body) == string(gate.CodePaymentInProgress),
-			p.res.status == http.StatusPaymentRequired && errorCode(p.res.body) == string(gate.CodePaymentAlreadyUsed):
-		default:
-			t.Errorf("%s: %d %s; want 200, 409 payment_in_progress or 402 payment_already_used", p.node, p.res.status, p.res.body)
-		}
-	}
-	if len(delivered) != 1 {
-		t.Fatalf("%d reports delivered from 50 presentations on two instances, want exactly 1", len(delivered))
-	}
-	t.Logf("the report came from instance %s", delivered[0].node)
-	if _, err := report.Verify(delivered[0].res.body, a.keys); err != nil {
-		t.Errorf("the report does not verify under the shared key set: %v", err)
-	}
+			answers := onBoth([]*node{a, b}, 25, func(n *node) (response, error) {
+				return n.present(path, c.seller, sig, memo)
+			})
+			var delivered []presentation
+			for _, p := range answers {
+				switch {
+				case p.err != nil:
+					t.Errorf("%s: %v", p.node, p.err)
+				case p.res.status == http.StatusOK:
+					delivered = append(delivered, p)
+				case p.res.status == http.StatusConflict && errorCode(p.res.body) == string(gate.CodePaymentInProgress),
+					p.res.status == http.StatusPaymentRequired && errorCode(p.res.body) == string(gate.CodePaymentAlreadyUsed):
+				default:
+					t.Errorf("%s: %d %s; want 200, 409 payment_in_progress or 402 payment_already_used", p.node, p.res.status, p.res.body)
+				}
+			}
+			if len(delivered) != 1 {
+				t.Fatalf("%d reports delivered from 50 presentations on two instances, want exactly 1", len(delivered))
+			}
+			t.Logf("the report came from instance %s", delivered[0].node)
+			if _, err := report.Verify(delivered[0].res.body, a.keys); err != nil {
+				t.Errorf("the report does not verify under the shared key set: %v", err)
+			}
 
-	day := c.clock.Now()
-	for _, n := range []*node{a, b} {
-		entries, err := n.store.Entries(context.Background(), store.OpCheck, day.Add(-time.Hour), day.Add(time.Hour))
-		if err != nil || len(entries) != 1 || entries[0].PaymentTx != sig {
-			t.Errorf("the ledger as instance %s reads it: %d entries (%v), want the one entry of the payment", n.name, len(entries), err)
-		}
-		if res := n.mustPresent(t, path, c.seller, sig, memo); res.status != http.StatusPaymentRequired || errorCode(res.body) != string(gate.CodePaymentAlreadyUsed) {
-			t.Errorf("afterwards on %s: %d %s, want 402 payment_already_used", n.name, res.status, res.body)
-		}
-	}
-	if got := c.count(`SELECT count(*) FROM payments`); got != 1 {
-		t.Errorf("%d payment rows, want 1", got)
-	}
-	if got := c.count(`SELECT count(*) FROM ledger_check`); got != 1 {
-		t.Errorf("%d ledger rows, want 1", got)
+			day := c.clock.Now()
+			for _, n := range []*node{a, b} {
+				entries, err := n.store.Entries(context.Background(), rt.op, day.Add(-time.Hour), day.Add(time.Hour))
+				if err != nil || len(entries) != 1 || entries[0].PaymentTx != sig {
+					t.Errorf("the ledger as instance %s reads it: %d entries (%v), want the one entry of the payment", n.name, len(entries), err)
+				}
+				if res := n.mustPresent(t, path, c.seller, sig, memo); res.status != http.StatusPaymentRequired || errorCode(res.body) != string(gate.CodePaymentAlreadyUsed) {
+					t.Errorf("afterwards on %s: %d %s, want 402 payment_already_used", n.name, res.status, res.body)
+				}
+			}
+			if got := c.count(`SELECT count(*) FROM payments`); got != 1 {
+				t.Errorf("%d payment rows, want 1", got)
+			}
+			if got := c.count(`SELECT count(*) FROM ` + rt.table); got != 1 {
+				t.Errorf("%d ledger rows, want 1", got)
+			}
+		})
 	}
 }
 

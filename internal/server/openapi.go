@@ -8,6 +8,7 @@ import (
 	"github.com/exchangerebel/payability/internal/buildinfo"
 	"github.com/exchangerebel/payability/internal/criteria"
 	"github.com/exchangerebel/payability/internal/gate"
+	"github.com/exchangerebel/payability/internal/ops"
 )
 
 // The OpenAPI 3.1 document of this worker (GET /openapi.json): every route
@@ -128,10 +129,18 @@ func (s *Server) apiOps() []apiOp {
 	}
 	for _, p := range prefixes {
 		svc := p.service
-		add(http.MethodGet, p.prefix+"/criteria", free("The "+svc+" criteria document (corpus.sha256 set to the pin of the embedded corpus).",
-			schema{"200": resp("The criteria document.", jsonContent(freeObject("criteria document")))}))
-		add(http.MethodGet, p.prefix+"/corpus", free("The "+svc+" corpus the graders pass at 100%; its pin is in the criteria document.",
-			schema{"200": resp("The corpus file.", jsonContent(freeObject("corpus file (docs/corpus-format.md)")))}))
+		if svc == criteria.ServiceX402Preflight {
+			add(http.MethodGet, p.prefix+"/criteria", free("The "+svc+" documents: {\"x402-preflight/v1\": …, \"x402-lint/v1\": …}, each as payability criteria x402-preflight and x402-lint print it (corpus.sha256 set to the pin of the embedded corpus).",
+				schema{"200": resp("The two documents.", jsonContent(closedObject([]string{"x402-preflight/v1", "x402-lint/v1"},
+					schema{"x402-preflight/v1": freeObject("the x402-preflight/v1 document"), "x402-lint/v1": freeObject("the x402-lint/v1 rules")})))}))
+			add(http.MethodGet, p.prefix+"/corpus", free("The "+svc+" corpora the graders pass at 100%, by corpus id; their pins are in the documents.",
+				schema{"200": resp("The two corpus files.", jsonContent(freeObject("corpus files by id (docs/corpus-format.md)")))}))
+		} else {
+			add(http.MethodGet, p.prefix+"/criteria", free("The "+svc+" criteria document (corpus.sha256 set to the pin of the embedded corpus).",
+				schema{"200": resp("The criteria document.", jsonContent(freeObject("criteria document")))}))
+			add(http.MethodGet, p.prefix+"/corpus", free("The "+svc+" corpus the graders pass at 100%; its pin is in the criteria document.",
+				schema{"200": resp("The corpus file.", jsonContent(freeObject("corpus file (docs/corpus-format.md)")))}))
+		}
 		pre := free("Free pre-check ("+svc+"): URL policy and assessability only, signed; never fetches the target.", schema{
 			"200": resp("The signed pre-check answer.", jsonContent(precheckSchema(svc))),
 			"400": problemResp("request_malformed, url_missing, caller_invalid, or the URL-policy rule that refused the URL; free."),
@@ -141,9 +150,13 @@ func (s *Server) apiOps() []apiOp {
 			"429": problemResp("rate_limited"),
 		})
 		pre["requestBody"] = schema{"required": true, "content": jsonContent(precheckBodySchema(svc))}
-		doc, _ := criteria.ForService(svc)
-		pre["description"] = "Free allowance (the criteria's free_tier): " + strconv.Itoa(doc.FreeTier.PerDay) + " per UTC day per caller wallet, at least " +
-			strconv.Itoa(doc.FreeTier.MinIntervalMS) + " ms apart; 402 with the paid challenge on exhaustion."
+		terms := s.termsOf(svc)
+		source := "the criteria's free_tier"
+		if svc == criteria.ServiceX402Preflight {
+			source = "the operator's --free-per-caller-x402"
+		}
+		pre["description"] = "Free allowance (" + source + "): " + strconv.Itoa(terms.PerDay) + " per UTC day per caller wallet, at least " +
+			strconv.FormatInt(terms.MinInterval.Milliseconds(), 10) + " ms apart; 402 with the paid challenge on exhaustion."
 		add(http.MethodPost, p.prefix+"/precheck", pre)
 		for _, op := range opsOf(svc) {
 			route := p.prefix + "/" + op
@@ -202,11 +215,14 @@ func (s *Server) paidOp(op string, post bool) schema {
 	}
 	responses["200"] = resp("The signed report with payment and price.", jsonContent(reportSchema(op)))
 	responses["400"] = problemResp("request_malformed, url_missing, or the URL-policy rule that refused the URL; free, the payment is not consumed.")
+	if op == ops.OpPreflight || op == ops.OpLint {
+		responses["400"] = problemResp("request_malformed, url_missing, the URL-policy rule that refused the URL, or method_invalid, body_invalid, network_invalid, max_amount_invalid; free, the payment is not consumed.")
+	}
 	responses["409"] = problemResp("payment_in_progress: another request holds this payment (Retry-After).")
 	responses["413"] = problemResp("request_body_over_cap")
 	responses["415"] = problemResp("content_type_unsupported: the body must be sent as application/json.")
 	responses["500"] = problemResp("internal_error: the same payment resumes once at no charge.")
-	o["requestBody"] = schema{"required": true, "content": jsonContent(urlBodySchema())}
+	o["requestBody"] = schema{"required": true, "content": jsonContent(paidBodySchema(op))}
 	o["description"] = "Pay with the direct rail (X-Payment-Tx and X-Payment-Memo) or the facilitator rail (PAYMENT-SIGNATURE, x402 v2; X-PAYMENT, v1). One payment pays once."
 	return o
 }
@@ -215,13 +231,15 @@ func (s *Server) paidOp(op string, post bool) schema {
 // decimal dollars (its docs: "decimal USD"), and the x402 protocol with the
 // terms a wallet pays in (network, asset, amount in atomic units).
 func (s *Server) paymentInfo(o gate.Offer) schema {
-	t := s.cfg.Gate.Terms
+	var protocols []any
+	for _, r := range s.cfg.Gate.Terms.Requirements(o) {
+		protocols = append(protocols, schema{"x402": schema{
+			"version": 2, "scheme": "exact", "network": r.Network, "asset": r.Asset, "amount": r.Amount,
+		}})
+	}
 	return schema{
-		"price": schema{"mode": "fixed", "currency": "USD", "amount": usdDecimal(o.Price)},
-		"protocols": []any{schema{"x402": schema{
-			"version": 2, "scheme": "exact", "network": t.Network.CAIP2, "asset": t.Network.Mint,
-			"amount": strconv.FormatUint(o.Price, 10),
-		}}},
+		"price":     schema{"mode": "fixed", "currency": "USD", "amount": usdDecimal(o.Price)},
+		"protocols": protocols,
 	}
 }
 

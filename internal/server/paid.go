@@ -7,6 +7,7 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/exchangerebel/payability/internal/criteria"
@@ -39,8 +40,17 @@ type PriceRef struct {
 	Label     string `json:"label"`
 }
 
-func priceLabel(units uint64) string {
-	return "$" + strconv.FormatFloat(float64(units)/1e6, 'f', 2, 64)
+func priceLabel(units uint64) string { return PriceLabel(units) }
+
+// PriceLabel writes USDC units (6 decimals) as dollars, exactly: at least
+// two decimals, more only when the price has them ($0.01, $0.015,
+// $0.000001). An operator's price (serve --price-*) may have six.
+func PriceLabel(units uint64) string {
+	frac := strings.TrimRight(strconv.FormatUint(units%1_000_000+1_000_000, 10)[1:], "0")
+	for len(frac) < 2 {
+		frac += "0"
+	}
+	return "$" + strconv.FormatUint(units/1_000_000, 10) + "." + frac
 }
 
 func (s *Server) handlePaid(w http.ResponseWriter, r *http.Request, op, route string) {
@@ -52,15 +62,13 @@ func (s *Server) handlePaid(w http.ResponseWriter, r *http.Request, op, route st
 		return
 	}
 	req := gate.Request{Op: op, Resource: s.resourceOf(r), Header: r.Header}
+	var call paidCall
 	if r.Method == http.MethodPost {
-		var body paidRequest
-		if !s.readBody(w, r, route, &body) {
+		var ok bool
+		if call, ok = s.decodePaid(w, r, op, route); !ok {
 			return
 		}
-		if body.URL != nil {
-			req.TargetURL = *body.URL
-		}
-		req.URLErr = checkTargetURL(body.URL)
+		req.TargetURL, req.URLErr = call.url, call.urlErr
 	} else {
 		// A GET or HEAD names no URL: without payment it gets the challenge
 		// (not bound to a URL); with payment it is refused like a POST {}.
@@ -107,8 +115,32 @@ func (s *Server) handlePaid(w http.ResponseWriter, r *http.Request, op, route st
 			outcome = "resumed"
 		}
 		s.metrics.payments.WithLabelValues(d.Ticket.Payment.Rail, outcome).Inc()
-		s.deliver(w, r, op, route, req.TargetURL, d.Ticket)
+		s.deliver(w, r, op, route, call, d.Ticket)
 	}
+}
+
+// paidCall is a paid request's op, decoded from its body: the URL it
+// names, the refusal of the URL (or of another argument) and the op to run.
+type paidCall struct {
+	url    string
+	urlErr error
+	run    func(ctx context.Context) (ops.Report, error)
+}
+
+// decodePaid reads the body of a paid POST: {"url"} for the seed
+// services' ops, the op's own arguments for preflight and lint. ok is false
+// when an answer has been written.
+func (s *Server) decodePaid(w http.ResponseWriter, r *http.Request, op, route string) (paidCall, bool) {
+	if op == ops.OpPreflight || op == ops.OpLint {
+		return s.x402Call(w, r, op, route)
+	}
+	var body paidRequest
+	if !s.readBody(w, r, route, &body) {
+		return paidCall{}, false
+	}
+	c := paidCall{url: deref(body.URL), urlErr: checkTargetURL(body.URL)}
+	c.run = func(ctx context.Context) (ops.Report, error) { return s.cfg.Runner.Run(ctx, op, c.url) }
+	return c, true
 }
 
 func railOf(h http.Header) string {
@@ -123,7 +155,7 @@ func railOf(h http.Header) string {
 // record releases the payment so the same request can resume it once; so
 // does a buyer gone before the answer, and an answer that could not be
 // written reopens the delivery (undelivered).
-func (s *Server) deliver(w http.ResponseWriter, r *http.Request, op, route, url string, t gate.Ticket) {
+func (s *Server) deliver(w http.ResponseWriter, r *http.Request, op, route string, call paidCall, t gate.Ticket) {
 	ctx, cancel := s.opContext(r.Context())
 	defer cancel()
 	fail := func(what string, err error) {
@@ -137,7 +169,7 @@ func (s *Server) deliver(w http.ResponseWriter, r *http.Request, op, route, url 
 	}
 
 	start := time.Now()
-	rep, err := s.cfg.Runner.Run(ctx, op, url)
+	rep, err := call.run(ctx)
 	s.metrics.fetchDuration.WithLabelValues(op).Observe(time.Since(start).Seconds())
 	if err != nil {
 		fail("op failed", err)
@@ -256,6 +288,10 @@ func (s *Server) countVerdict(rep ops.Report) {
 	case ops.ProbeReport:
 		s.metrics.grades.WithLabelValues("direct", string(r.Grades.Direct.Grade)).Inc()
 		s.metrics.grades.WithLabelValues("facilitator", string(r.Grades.Facilitator.Grade)).Inc()
+	case ops.PreflightReport:
+		s.metrics.verdicts.WithLabelValues(ops.OpPreflight, string(r.Decision)).Inc()
+	case ops.LintReport:
+		s.metrics.verdicts.WithLabelValues(ops.OpLint, r.Outcome()).Inc()
 	}
 }
 
@@ -272,6 +308,7 @@ func (s *Server) entry(rep ops.Report, t gate.Ticket, price uint64) store.Entry 
 		PriceUSDCUnits:    price,
 		CAD:               store.CAD{Basis: CADBasis, Pending: true},
 		PaymentTx:         t.Payment.Tx,
+		PaymentNetwork:    t.Payment.Network,
 		SolanaFeeLamports: t.Payment.FeeLamports,
 		CriteriaVersion:   env.CriteriaID + "@" + env.CriteriaRevision,
 		VerdictLine:       env.VerdictLine,
@@ -285,6 +322,20 @@ func (s *Server) entry(rep ops.Report, t gate.Ticket, price uint64) store.Entry 
 	case ops.ProbeReport:
 		e.Probe = &store.ProbeFields{DirectGrade: string(r.Grades.Direct.Grade),
 			FacilitatorGrade: string(r.Grades.Facilitator.Grade), ExposuresCount: len(r.Exposures)}
+	case ops.PreflightReport:
+		// The document and its revision stand for the criteria version,
+		// the summary (decision and reason codes) for the verdict line.
+		e.CriteriaVersion = r.Document + "@" + r.Revision
+		codes := make([]string, len(r.Reasons))
+		for i, c := range r.Reasons {
+			codes[i] = string(c)
+		}
+		e.Preflight = &store.PreflightFields{Decision: string(r.Decision), Reasons: strings.Join(codes, " ")}
+	case ops.LintReport:
+		e.CriteriaVersion = r.Rules.ID + "@" + r.Rules.Revision
+		e.VerdictLine = r.LintLine()
+		errs, warns := r.Counts()
+		e.Lint = &store.LintFields{Conforms: r.Conforms, ErrorsCount: errs, WarningsCount: warns}
 	}
 	return e
 }

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"github.com/exchangerebel/payability/internal/criteria"
 	"github.com/exchangerebel/payability/internal/gate"
 	"github.com/exchangerebel/payability/internal/ops"
+	"github.com/exchangerebel/payability/internal/preflight"
 	"github.com/exchangerebel/payability/internal/report"
 	"github.com/exchangerebel/payability/internal/solana"
 	"github.com/exchangerebel/payability/internal/store"
@@ -60,21 +62,10 @@ func (s *Server) handlePrecheck(w http.ResponseWriter, r *http.Request, service,
 	if !s.readBody(w, r, route, &body) {
 		return
 	}
-	op := ops.OpProbe
-	if service == criteria.ServicePayability {
-		switch body.Op {
-		case "", ops.OpCheck:
-			op = ops.OpCheck
-		case ops.OpMemo:
-			op = ops.OpMemo
-		default:
-			s.count(route, "bad_request")
-			writeJSON(w, http.StatusBadRequest, problem{errBodyMalformed, "op must be check or memo."})
-			return
-		}
-	} else if body.Op != "" && body.Op != ops.OpProbe {
+	op, detail := precheckOp(service, body.Op)
+	if op == "" {
 		s.count(route, "bad_request")
-		writeJSON(w, http.StatusBadRequest, problem{errBodyMalformed, "op must be probe."})
+		writeJSON(w, http.StatusBadRequest, problem{errBodyMalformed, detail})
 		return
 	}
 	if body.Caller != nil && !solana.ValidAddress(*body.Caller) {
@@ -97,7 +88,7 @@ func (s *Server) handlePrecheck(w http.ResponseWriter, r *http.Request, service,
 		writeJSON(w, http.StatusTooManyRequests, problem{errRateLimited, "Too many free pre-checks from this address; slow down."})
 		return
 	}
-	doc, _ := criteria.ForService(service)
+	doc := s.termsOf(service)
 	now := s.cfg.Now()
 	if !s.cfg.AllowPrivate && literalNonPublic(*body.URL) {
 		// The fetch guard would refuse the address: say so, free, rather
@@ -107,10 +98,10 @@ func (s *Server) handlePrecheck(w http.ResponseWriter, r *http.Request, service,
 		s.metrics.free.WithLabelValues(service, "address_refused").Inc()
 		s.writePrecheck(w, route, Precheck{
 			Service: doc.Service, Version: doc.Version, CriteriaID: doc.CriteriaID, CriteriaRevision: doc.CriteriaRevision,
-			Corpus: corpus.RefOf(service), Op: "precheck", PrecheckOp: op, URL: *body.URL,
+			Corpus: doc.Corpus, Op: "precheck", PrecheckOp: op, URL: *body.URL,
 			CheckedAt: criteria.Timestamp(now), InPolicy: false, Rule: ruleAddressRefused, Assessability: assessAddressRefused,
-			FreeCallsPerDay:    doc.FreeTier.PerDay,
-			DisclosureSentence: doc.DisclosureSentence, HonestyLine: doc.HonestyLine, Retention: doc.Retention,
+			FreeCallsPerDay:    doc.PerDay,
+			DisclosureSentence: doc.Disclosure, HonestyLine: doc.Honesty, Retention: doc.Retention,
 		}, -1)
 		return
 	}
@@ -124,8 +115,8 @@ func (s *Server) handlePrecheck(w http.ResponseWriter, r *http.Request, service,
 		key = "wallet:" + hex.EncodeToString(raw)
 	}
 	dec, err := s.cfg.Store.TakeFreeFrom(r.Context(), store.FreeTake{
-		Key: service + "|" + key, Now: now, PerDay: doc.FreeTier.PerDay,
-		MinInterval: time.Duration(doc.FreeTier.MinIntervalMS) * time.Millisecond,
+		Key: service + "|" + key, Now: now, PerDay: doc.PerDay,
+		MinInterval: doc.MinInterval,
 		Source:      service + "|src:" + addr, SourcePerDay: s.cfg.FreePerSource,
 	})
 	if err != nil {
@@ -168,10 +159,10 @@ func (s *Server) handlePrecheck(w http.ResponseWriter, r *http.Request, service,
 	s.metrics.free.WithLabelValues(service, "allowed").Inc()
 	p := Precheck{
 		Service: doc.Service, Version: doc.Version, CriteriaID: doc.CriteriaID, CriteriaRevision: doc.CriteriaRevision,
-		Corpus: corpus.RefOf(service), Op: "precheck", PrecheckOp: op, URL: *body.URL,
+		Corpus: doc.Corpus, Op: "precheck", PrecheckOp: op, URL: *body.URL,
 		CheckedAt: criteria.Timestamp(now), InPolicy: true,
-		FreeCallsUsedToday: &dec.UsedToday, FreeCallsPerDay: doc.FreeTier.PerDay,
-		DisclosureSentence: doc.DisclosureSentence, HonestyLine: doc.HonestyLine, Retention: doc.Retention,
+		FreeCallsUsedToday: &dec.UsedToday, FreeCallsPerDay: doc.PerDay,
+		DisclosureSentence: doc.Disclosure, HonestyLine: doc.Honesty, Retention: doc.Retention,
 	}
 	switch op {
 	case ops.OpCheck:
@@ -180,12 +171,32 @@ func (s *Server) handlePrecheck(w http.ResponseWriter, r *http.Request, service,
 		p.Assessability = assessMemo
 	case ops.OpProbe:
 		p.Assessability = assessProbe
-		p.NoFundsProperty = doc.NoFundsProperty
-		for _, pr := range doc.ProbeInventory {
+		rp := criteria.RailProbe()
+		p.NoFundsProperty = rp.NoFundsProperty
+		for _, pr := range rp.ProbeInventory {
 			p.ProbeInventory = append(p.ProbeInventory, pr.ID)
 		}
+	case ops.OpPreflight:
+		p.Assessability = assessPreflight
+		p.NoFundsProperty = preflight.NoFundsProperty()
+	case ops.OpLint:
+		p.Assessability = assessLint
 	}
-	s.writePrecheck(w, route, p, max(0, doc.FreeTier.PerDay-dec.UsedToday))
+	s.writePrecheck(w, route, p, max(0, doc.PerDay-dec.UsedToday))
+}
+
+// precheckOp is the op a pre-check of service pre-checks: the body's op,
+// or the service's first op when it names none. "" and the sentence of the
+// refusal when the op is not the service's.
+func precheckOp(service, op string) (string, string) {
+	offered := opsOf(service)
+	if op == "" {
+		return offered[0], ""
+	}
+	if slices.Contains(offered, op) {
+		return op, ""
+	}
+	return "", "op must be " + strings.Join(offered, " or ") + "."
 }
 
 // writePrecheck signs and writes a pre-check answer; remaining < 0 sends no

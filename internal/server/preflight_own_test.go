@@ -27,7 +27,7 @@ func TestOwnGatePreflightsGO(t *testing.T) {
 		return facilitatortest.Answer{Status: 200, Body: `{"isValid":false,"invalidReason":"invalid_exact_svm_payload_transaction_signature","payer":""}`}
 	}, nil)
 	runner := ops.Runner{Fetcher: target.New(target.Options{AllowPrivate: true, UserAgent: buildinfo.UserAgent}), Now: time.Now}
-	for _, path := range []string{"/toll/payability/check", "/toll/payability/memo", "/toll/rail-probe/probe"} {
+	for _, path := range allPaidRoutes {
 		rep, err := runner.Preflight(context.Background(), ops.PreflightRequest{URL: h.srv.URL + path, Method: http.MethodPost,
 			Body: []byte(`{"url":"https://seller.example/api"}`)})
 		if err != nil {
@@ -40,7 +40,7 @@ func TestOwnGatePreflightsGO(t *testing.T) {
 			t.Errorf("%s: terms %v memo %s", path, rep.TermsSHA256, rep.Challenge.Memo)
 		}
 	}
-	if v, n := len(fake.Calls("/verify")), len(fake.Calls("/settle")); v != 6 || n != 0 {
-		t.Errorf("/verify %d calls (want one P1 per dialect per route, 6), /settle %d (want 0)", v, n)
+	if v, n := len(fake.Calls("/verify")), len(fake.Calls("/settle")); v != 2*len(allPaidRoutes) || n != 0 {
+		t.Errorf("/verify %d calls (want one P1 per dialect per route), /settle %d (want 0)", v, n)
 	}
 }

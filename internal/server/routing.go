@@ -34,23 +34,29 @@ func (s *Server) Patterns() []string { return slices.Clone(s.mux.patterns) }
 // servedServices are the services this worker sells, in a fixed order.
 func (s *Server) servedServices() []string {
 	if s.cfg.Service == ServeAll {
-		return []string{criteria.ServicePayability, criteria.ServiceRailProbe}
+		return []string{criteria.ServicePayability, criteria.ServiceRailProbe, criteria.ServiceX402Preflight}
 	}
 	return []string{s.cfg.Service}
 }
 
 // prefixOf is the route prefix of a service.
 func prefixOf(service string) string {
-	if service == criteria.ServiceRailProbe {
+	switch service {
+	case criteria.ServiceRailProbe:
 		return PrefixRailProbe
+	case criteria.ServiceX402Preflight:
+		return PrefixX402
 	}
 	return PrefixPayability
 }
 
 // serviceOfOp is the service that sells op.
 func serviceOfOp(op string) string {
-	if op == ops.OpProbe {
+	switch op {
+	case ops.OpProbe:
 		return criteria.ServiceRailProbe
+	case ops.OpPreflight, ops.OpLint:
+		return criteria.ServiceX402Preflight
 	}
 	return criteria.ServicePayability
 }
@@ -112,7 +118,7 @@ func (s *Server) handleNotCovered(w http.ResponseWriter, r *http.Request) {
 		route := prefixOf(serviceOfOp(name)) + "/" + name
 		body.Routes = []string{route}
 		body.Detail += " " + name + " is under " + prefixOf(serviceOfOp(name)) + "/: POST " + route + "."
-	case name == ops.OpCheck || name == ops.OpMemo || name == ops.OpProbe:
+	case slices.Contains([]string{ops.OpCheck, ops.OpMemo, ops.OpProbe, ops.OpPreflight, ops.OpLint}, name):
 		body.Detail += " " + name + " belongs to " + serviceOfOp(name) + ", which this worker does not serve."
 	case name == "precheck":
 		for _, svc := range s.servedServices() {

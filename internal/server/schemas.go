@@ -52,10 +52,7 @@ func urlBodySchema() schema {
 
 // precheckBodySchema is the body of POST …/precheck.
 func precheckBodySchema(service string) schema {
-	opEnum := []string{ops.OpProbe}
-	if service == criteria.ServicePayability {
-		opEnum = []string{ops.OpCheck, ops.OpMemo}
-	}
+	opEnum := opsOf(service)
 	return closedObject([]string{"url"}, schema{
 		"url":    schema{"type": "string", "format": "uri"},
 		"caller": schema{"type": "string", "description": "the caller's Solana wallet (base58): the free allowance is counted per caller wallet"},
@@ -71,7 +68,7 @@ func signatureSchema() schema {
 
 // envelopeProps are the common fields of every report (docs/report-format.md).
 func envelopeProps(service string) schema {
-	doc, _ := criteria.ForService(service)
+	doc := termsOf(service, 0)
 	return schema{
 		"service":             strConst(doc.Service),
 		"version":             str(),
@@ -94,6 +91,9 @@ var envelopeRequired = []string{"service", "version", "criteria_id", "criteria_r
 
 // reportSchema is the signed report of a paid op, with its payment and price.
 func reportSchema(op string) schema {
+	if op == ops.OpPreflight || op == ops.OpLint {
+		return x402ReportSchema(op)
+	}
 	service := serviceOfOp(op)
 	props := envelopeProps(service)
 	props["op"] = strConst(op)
@@ -139,9 +139,12 @@ func precheckSchema(service string) schema {
 	props["assessability"] = str()
 	props["free_calls_used_today"] = integer()
 	props["free_calls_per_day"] = integer()
-	if service == criteria.ServiceRailProbe {
+	switch service {
+	case criteria.ServiceRailProbe:
 		props["no_funds_property"] = str()
 		props["probe_inventory"] = arrayOf(str())
+	case criteria.ServiceX402Preflight:
+		props["no_funds_property"] = str()
 	}
 	required := []string{}
 	for _, f := range envelopeRequired {
@@ -200,6 +203,9 @@ var exampleFields = []string{"service", "op", "url", "checked_at", "verdict_line
 // bazaarOutputSchema is the bazaar example's schema: plain types only, to
 // keep the header small (the OpenAPI document has the full report schema).
 func bazaarOutputSchema(op string) schema {
+	if op == ops.OpPreflight || op == ops.OpLint {
+		return x402BazaarOutputSchema(op)
+	}
 	props := schema{}
 	for _, f := range exampleFields {
 		props[f] = str()
@@ -227,6 +233,9 @@ var exampleBody = map[string]string{"url": "https://api.example.com/paid"}
 // the URL and the fixed time; it is not signed.
 func exampleReport(op string) map[string]any {
 	end := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	if op == ops.OpPreflight || op == ops.OpLint {
+		return x402ExampleReport(op, end)
+	}
 	pv, rp := criteria.Payability(), criteria.RailProbe()
 	var line string
 	extra := map[string]any{}
@@ -252,7 +261,7 @@ func exampleReport(op string) map[string]any {
 
 // bazaarFor is the bazaar extension of a paid op's challenges.
 func bazaarFor(op string) *gate.Bazaar {
-	body, _ := json.Marshal(bazaarBodySchema())
+	body, _ := json.Marshal(bazaarBodySchemaOf(op))
 	out, _ := json.Marshal(bazaarOutputSchema(op))
 	return &gate.Bazaar{Body: exampleBody, BodySchema: body, Output: exampleReport(op), OutputSchema: out}
 }

@@ -29,7 +29,7 @@ func TestOwnChallengesMeetTheLintRulesWithBothRails(t *testing.T) {
 	h := newHarness(t, ServeAll)
 	withFacilitator(t, h)
 	amountRe := regexp.MustCompile(`^[1-9][0-9]*$`)
-	for _, path := range []string{"/toll/payability/check", "/toll/payability/memo", "/toll/rail-probe/probe"} {
+	for _, path := range allPaidRoutes {
 		for _, req := range []struct{ method, body string }{{http.MethodGet, ""}, {http.MethodPost, `{"url":"https://example.com/x"}`}} {
 			res := h.do(req.method, path, req.body, map[string]string{"Content-Type": "application/json"})
 			called := h.srv.URL + path
@@ -109,7 +109,7 @@ func TestOwnChallengesLintClean(t *testing.T) {
 	withFacilitator(t, h)
 	runner := ops.Runner{Fetcher: target.New(target.Options{AllowPrivate: true, UserAgent: buildinfo.UserAgent}), Now: time.Now}
 	body := []byte(`{"url":"https://example.com/paid"}`)
-	for _, path := range []string{"/toll/payability/check", "/toll/payability/memo", "/toll/rail-probe/probe"} {
+	for _, path := range allPaidRoutes {
 		for _, method := range []string{http.MethodPost, http.MethodGet} {
 			rep, err := runner.Lint(context.Background(), h.srv.URL+path, method, body)
 			if err != nil {

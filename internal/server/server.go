@@ -71,6 +71,11 @@ type Config struct {
 	// stricter than the criteria's per-wallet allowance, never looser.
 	// Zero means DefaultFreePerSource.
 	FreePerSource int
+	// FreePerCallerX402 is x402-preflight's free allowance: pre-checks per
+	// caller (wallet, else client address) and UTC day. The seed services'
+	// allowance is their criteria's; this service has none published, so
+	// the operator sets it. Zero means DefaultFreePerCallerX402.
+	FreePerCallerX402 int
 	// AllowPrivate says the fetcher reaches loopback and private targets;
 	// without it a pre-check of a literal such address says it is refused.
 	AllowPrivate bool
@@ -115,6 +120,9 @@ func New(cfg Config) (*Server, error) {
 	if cfg.FreePerSource <= 0 {
 		cfg.FreePerSource = DefaultFreePerSource
 	}
+	if cfg.FreePerCallerX402 <= 0 {
+		cfg.FreePerCallerX402 = DefaultFreePerCallerX402
+	}
 	jwks, err := report.MarshalJWKS(cfg.KeySet)
 	if err != nil {
 		return nil, err
@@ -129,6 +137,9 @@ func New(cfg Config) (*Server, error) {
 			return nil, err
 		}
 	}
+	if s.docs[criteria.ServiceX402Preflight], err = x402Documents(); err != nil {
+		return nil, err
+	}
 	metricsHandler := promhttp.HandlerFor(cfg.Registry, promhttp.HandlerOpts{})
 	s.mux.HandleFunc("GET /.well-known/jwks.json", s.handleJWKS)
 	s.mux.Handle("GET /metrics", metricsHandler)
@@ -136,13 +147,10 @@ func New(cfg Config) (*Server, error) {
 	case ServeAll:
 		s.routes(PrefixPayability, criteria.ServicePayability, metricsHandler)
 		s.routes(PrefixRailProbe, criteria.ServiceRailProbe, metricsHandler)
-	case criteria.ServicePayability, criteria.ServiceRailProbe:
+		s.routes(PrefixX402, criteria.ServiceX402Preflight, metricsHandler)
+	case criteria.ServicePayability, criteria.ServiceRailProbe, criteria.ServiceX402Preflight:
 		s.routes("", cfg.Service, metricsHandler)
-		prefix := PrefixPayability
-		if cfg.Service == criteria.ServiceRailProbe {
-			prefix = PrefixRailProbe
-		}
-		s.routes(prefix, cfg.Service, metricsHandler)
+		s.routes(prefixOf(cfg.Service), cfg.Service, metricsHandler)
 	default:
 		return nil, errors.New("server: unknown service")
 	}
@@ -152,8 +160,11 @@ func New(cfg Config) (*Server, error) {
 }
 
 func opsOf(service string) []string {
-	if service == criteria.ServiceRailProbe {
+	switch service {
+	case criteria.ServiceRailProbe:
 		return []string{ops.OpProbe}
+	case criteria.ServiceX402Preflight:
+		return []string{ops.OpPreflight, ops.OpLint}
 	}
 	return []string{ops.OpCheck, ops.OpMemo}
 }
@@ -275,6 +286,9 @@ type precheckRequest struct {
 
 // urlProblem renders a URL-policy refusal: free, and naming the rule.
 func urlProblem(err error) problem {
+	if p, ok := argProblem(err); ok {
+		return p
+	}
 	var pe *target.PolicyError
 	if errors.As(err, &pe) {
 		return problem{pe.Rule, pe.Error()}

@@ -153,11 +153,7 @@ func newHarness(t *testing.T, service string) *harness {
 		t.Fatal(err)
 	}
 	h.keys = report.NewKeySet(key)
-	offers := map[string]gate.Offer{
-		ops.OpCheck: {Op: ops.OpCheck, Price: 10000, Description: "one payability verdict"},
-		ops.OpMemo:  {Op: ops.OpMemo, Price: 10000, Description: "one memo-binding verdict"},
-		ops.OpProbe: {Op: ops.OpProbe, Price: 20000, Description: "one rail-probe report"},
-	}
+	offers := testOffers()
 	h.gate = &gate.Gate{
 		Terms:  gate.Terms{Network: gate.Mainnet, PayTo: testPayTo, TokenAccount: testTokenAccount, MaxTimeoutSeconds: 120},
 		Offers: offers,
@@ -258,7 +254,7 @@ func assertOwnGatePassesOwnChecks(t *testing.T, h *harness) {
 	t.Helper()
 	runner := ops.Runner{Fetcher: target.New(target.Options{AllowPrivate: true, UserAgent: buildinfo.UserAgent}), Now: time.Now}
 	ctx := context.Background()
-	for _, path := range []string{"/toll/payability/check", "/toll/payability/memo", "/toll/rail-probe/probe"} {
+	for _, path := range allPaidRoutes {
 		url := h.srv.URL + path
 		c, err := runner.Check(ctx, url)
 		if err != nil || c.State != verdict.Populated {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/exchangerebel/payability/internal/corpus"
 	"github.com/exchangerebel/payability/internal/criteria"
+	"github.com/exchangerebel/payability/internal/gate"
 )
 
 // The web page: server-rendered with html/template from embedded files, no
@@ -56,6 +57,12 @@ func newWeb(s *Server) (*web, error) {
 		}
 		text[svc] = t
 	}
+	// x402-preflight's sentences are ours (x402svc.go), in the same shape.
+	var x402 criteriaText
+	x402.Price.Basis, x402.PaymentIncludes, x402.Never = "per endpoint", x402Includes, x402Never
+	x402.BoundaryStatement = x402Boundary
+	x402.FreePrecheck = x402FreePre + " " + strconv.Itoa(s.cfg.FreePerCallerX402) + " per UTC day per caller wallet (or client address), at least 5,000 ms apart."
+	text[criteria.ServiceX402Preflight] = x402
 	s.describeOffers()
 	return &web{page: page, css: css, js: js, started: s.cfg.Now(), text: text}, nil
 }
@@ -91,10 +98,14 @@ func (s *Server) webRoutes(prefix, service string) {
 		s.mux.HandleFunc("GET /static/page.css", s.handleAsset("/static/page.css", "text/css; charset=utf-8", s.web.css))
 		s.mux.HandleFunc("GET /static/page.js", s.handleAsset("/static/page.js", "text/javascript; charset=utf-8", s.web.js))
 	}
+	corpusFile := corpus.Raw(service)
+	if service == criteria.ServiceX402Preflight {
+		corpusFile = x402Corpora()
+	}
 	s.mux.HandleFunc("GET "+prefix+"/corpus", func(w http.ResponseWriter, r *http.Request) {
 		s.count(prefix+"/corpus", "ok")
 		w.Header().Set("Content-Type", "application/json")
-		w.Write(corpus.Raw(service))
+		w.Write(corpusFile)
 	})
 	for _, op := range opsOf(service) {
 		s.mux.HandleFunc("OPTIONS "+prefix+"/"+op, s.handlePreflight(prefix+"/"+op))
@@ -131,6 +142,9 @@ type pageData struct {
 	// PrecheckURLs maps each op to its JSON pre-check route (page.js).
 	PrecheckURLs string
 	VerifyURL    string
+	// PaidIn names what the ops are paid in: USDC on Solana, and on the
+	// Base network of the EVM entry when it is offered.
+	PaidIn string
 }
 
 type serviceView struct {
@@ -173,7 +187,11 @@ type criteriaText struct {
 }
 
 func (s *Server) pageData(service string) pageData {
-	d := pageData{Title: "payability", Root: "/", StatusPage: s.cfg.StatusPage, VerifyURL: "/verify"}
+	d := pageData{Title: "payability", Root: "/", StatusPage: s.cfg.StatusPage, VerifyURL: "/verify", PaidIn: "USDC on Solana"}
+	if e := s.cfg.Gate.Terms.EVM; e != nil {
+		d.PaidIn = "USDC on Solana, or on " + map[string]string{gate.Base.CAIP2: "Base", gate.BaseSepolia.CAIP2: "Base Sepolia"}[e.Network.CAIP2] +
+			" (" + e.Network.CAIP2 + ") through the facilitator"
+	}
 	services := s.servedServices()
 	if service != "" {
 		services = []string{service}
@@ -183,13 +201,12 @@ func (s *Server) pageData(service string) pageData {
 	}
 	urls := map[string]string{}
 	for _, svc := range services {
-		doc, _ := criteria.ForService(svc)
+		doc := s.termsOf(svc)
 		text := s.web.text[svc]
-		ref := corpus.RefOf(svc)
 		v := serviceView{
 			Name: svc, Root: prefixOf(svc) + "/", CriteriaURL: prefixOf(svc) + "/criteria", CorpusURL: prefixOf(svc) + "/corpus",
-			CorpusID: ref.ID, CorpusPin: ref.SHA256,
-			HonestyLine: doc.HonestyLine, DisclosureSentence: doc.DisclosureSentence, Retention: doc.Retention,
+			CorpusID: doc.Corpus.ID, CorpusPin: doc.Corpus.SHA256,
+			HonestyLine: doc.Honesty, DisclosureSentence: doc.Disclosure, Retention: doc.Retention,
 			Never: text.Never, Boundary: text.BoundaryStatement, FreePrecheck: text.FreePrecheck,
 		}
 		for _, op := range opsOf(svc) {

@@ -23,7 +23,7 @@ import (
 // maxChallengeHeader bounds our PAYMENT-REQUIRED header (bazaar included).
 const maxChallengeHeader = 3072
 
-var allServices = []string{ServeAll, criteria.ServicePayability, criteria.ServiceRailProbe}
+var allServices = []string{ServeAll, criteria.ServicePayability, criteria.ServiceRailProbe, criteria.ServiceX402Preflight}
 
 // routesOfRouter are the router's patterns as "METHOD path", the two
 // fallbacks ("GET /", "POST /") left out; "{$}" marks an exact path.
@@ -108,7 +108,8 @@ func TestOpenAPIPaidOps(t *testing.T) {
 	if err := json.Unmarshal(h.do(http.MethodGet, "/openapi.json", "", nil).body, &doc); err != nil {
 		t.Fatal(err)
 	}
-	paid := map[string]string{"/toll/payability/check": "0.010000", "/toll/payability/memo": "0.010000", "/toll/rail-probe/probe": "0.020000"}
+	paid := map[string]string{"/toll/payability/check": "0.010000", "/toll/payability/memo": "0.010000", "/toll/rail-probe/probe": "0.020000",
+		"/toll/x402/preflight": "0.020000", "/toll/x402/lint": "0.010000"}
 	for path, item := range doc.Paths {
 		for method, op := range item {
 			want, isPaid := paid[path]
@@ -219,7 +220,8 @@ func TestWellKnownDiscoveryListsEveryPaidResource(t *testing.T) {
 			var want []string
 			for _, r := range routesOfRouter(h.s) {
 				method, path, _ := strings.Cut(r, " ")
-				if method == http.MethodPost && (strings.HasSuffix(path, "/check") || strings.HasSuffix(path, "/memo") || strings.HasSuffix(path, "/probe")) {
+				if method == http.MethodPost && (strings.HasSuffix(path, "/check") || strings.HasSuffix(path, "/memo") || strings.HasSuffix(path, "/probe") ||
+					strings.HasSuffix(path, "/preflight") || strings.HasSuffix(path, "/lint")) {
 					want = append(want, h.srv.URL+path)
 				}
 			}
@@ -267,7 +269,7 @@ func TestWellKnownDiscoveryListsEveryPaidResource(t *testing.T) {
 // Unknown paths list the service roots this worker sells; NOT COVERED
 // names where an op lives.
 func TestRoutingMessages(t *testing.T) {
-	both := []string{"/toll/payability/", "/toll/rail-probe/"}
+	both := []string{"/toll/payability/", "/toll/rail-probe/", "/toll/x402/"}
 	cases := []struct {
 		name, service, method, path string
 		wantError                   string
@@ -281,8 +283,10 @@ func TestRoutingMessages(t *testing.T) {
 		{"probe under the wrong root", ServeAll, http.MethodPost, "/toll/payability/probe", "NOT COVERED", both, []string{"/toll/rail-probe/probe"}, "probe is under /toll/rail-probe/"},
 		{"check at the root", ServeAll, http.MethodPost, "/check", "NOT COVERED", both, []string{"/toll/payability/check"}, "check is under /toll/payability/"},
 		{"check on a rail-probe worker", criteria.ServiceRailProbe, http.MethodPost, "/check", "NOT COVERED", []string{"/toll/rail-probe/"}, nil, "payability-verdict, which this worker does not serve"},
-		{"precheck at the root", ServeAll, http.MethodPost, "/precheck", "NOT COVERED", both, []string{"/toll/payability/precheck", "/toll/rail-probe/precheck"}, "under each service root"},
-		{"anything else", ServeAll, http.MethodPost, "/toll/payability/refund", "NOT COVERED", both, nil, "serves ops check, memo, probe only"},
+		{"precheck at the root", ServeAll, http.MethodPost, "/precheck", "NOT COVERED", both, []string{"/toll/payability/precheck", "/toll/rail-probe/precheck", "/toll/x402/precheck"}, "under each service root"},
+		{"anything else", ServeAll, http.MethodPost, "/toll/payability/refund", "NOT COVERED", both, nil, "serves ops check, memo, probe, preflight, lint only"},
+		{"preflight under the wrong root", ServeAll, http.MethodPost, "/toll/payability/preflight", "NOT COVERED", both, []string{"/toll/x402/preflight"}, "preflight is under /toll/x402/"},
+		{"lint on a rail-probe worker", criteria.ServiceRailProbe, http.MethodPost, "/lint", "NOT COVERED", []string{"/toll/rail-probe/"}, nil, "lint belongs to x402-preflight, which this worker does not serve"},
 	}
 	harnesses := map[string]*harness{}
 	for _, c := range cases {
@@ -523,7 +527,7 @@ func TestPageShowsPricesFromConfiguration(t *testing.T) {
 			t.Errorf("%s: %d", p, res.status)
 		}
 	}
-	for path, want := range map[string]string{"/": `{"services":["/toll/payability/","/toll/rail-probe/"],"openapi":"/openapi.json"}`,
+	for path, want := range map[string]string{"/": `{"services":["/toll/payability/","/toll/rail-probe/","/toll/x402/"],"openapi":"/openapi.json"}`,
 		"/toll/rail-probe/": `{"services":["/toll/rail-probe/"],"openapi":"/openapi.json"}`} {
 		res := h.do(http.MethodGet, path, "", map[string]string{"Accept": "application/json"})
 		if res.status != 200 || string(res.body) != want {

@@ -12,6 +12,7 @@ package store
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"time"
 )
@@ -222,7 +223,7 @@ type SettlementResult struct {
 func (r SettlementResult) Validate() error {
 	switch r.State {
 	case SettlementSettled:
-		if !IsBase58(r.Tx) || len(r.Tx) > 128 || r.Payer == "" || len(r.Payer) > 64 || (!r.Confirmed && r.FeeLamports != 0) {
+		if !IsTxID(r.Tx) || r.Payer == "" || len(r.Payer) > 64 || (!r.Confirmed && r.FeeLamports != 0) {
 			return ErrInvalidSettlement
 		}
 	case SettlementAttempted, SettlementFailed:
@@ -282,14 +283,15 @@ type Refund struct {
 	ID      string // assigned by AddRefund
 	Op      Op     // the entry's op (each op has its own ledger)
 	EntryID string // the entry's id (its payment's id)
-	// Tx is the refund transaction signature: base58 text (see IsBase58).
+	// Tx is the refund transaction: a base58 Solana signature or an EVM
+	// transaction hash (see IsTxID).
 	Tx   string
 	Time time.Time // when the refund was recorded; stored like Entry.Timestamp
 }
 
 // Validate checks the form of a refund.
 func (r Refund) Validate() error {
-	if !r.Op.Valid() || r.EntryID == "" || !IsBase58(r.Tx) || len(r.Tx) > 128 || r.Time.IsZero() {
+	if !r.Op.Valid() || r.EntryID == "" || !IsTxID(r.Tx) || r.Time.IsZero() {
 		return ErrInvalidRefund
 	}
 	return nil
@@ -322,19 +324,21 @@ type Tallies struct {
 // memo op's entries apart from the check op's.
 type Op string
 
-// The paid ops of both services.
+// The paid ops of the three services.
 const (
-	OpCheck Op = "check" // payability-verdict, POST /check
-	OpMemo  Op = "memo"  // payability-verdict, POST /memo
-	OpProbe Op = "probe" // rail-probe, POST /probe
+	OpCheck     Op = "check"     // payability-verdict, POST /check
+	OpMemo      Op = "memo"      // payability-verdict, POST /memo
+	OpProbe     Op = "probe"     // rail-probe, POST /probe
+	OpPreflight Op = "preflight" // x402-preflight, POST /preflight
+	OpLint      Op = "lint"      // x402-preflight, POST /lint
 )
 
 // Ops lists every paid op, in a fixed order.
-var Ops = []Op{OpCheck, OpMemo, OpProbe}
+var Ops = []Op{OpCheck, OpMemo, OpProbe, OpPreflight, OpLint}
 
 // Valid reports whether op is one of Ops.
 func (op Op) Valid() bool {
-	return op == OpCheck || op == OpMemo || op == OpProbe
+	return slices.Contains(Ops, op)
 }
 
 // FreeReason says which free-tier limit refused a call.
@@ -441,9 +445,14 @@ type Entry struct {
 	PriceUSDCUnits uint64
 	// CAD is the CAD fair-market-value block that goes with the price.
 	CAD CAD
-	// PaymentTx and SolanaFeeLamports are "payment tx id + Solana fee
-	// (lamports)"; the fee is stored as text.
+	// PaymentTx, PaymentNetwork and SolanaFeeLamports are "payment tx id +
+	// Solana fee (lamports)": the tx id is a Solana signature or an EVM
+	// transaction hash, and PaymentNetwork the CAIP-2 id of the chain it is
+	// on, without which the id names no transaction. An entry of an EVM
+	// payment has no Solana fee (0). The fee is stored as text. Entries
+	// delivered before the network was recorded (migration 0008) read "".
 	PaymentTx         string
+	PaymentNetwork    string
 	SolanaFeeLamports uint64
 	CriteriaVersion   string
 	VerdictLine       string
@@ -451,9 +460,11 @@ type Entry struct {
 	House bool
 
 	// Exactly one of the op fields is set; it names the entry's op.
-	Check *CheckFields
-	Memo  *MemoFields
-	Probe *ProbeFields
+	Check     *CheckFields
+	Memo      *MemoFields
+	Probe     *ProbeFields
+	Preflight *PreflightFields
+	Lint      *LintFields
 }
 
 // CAD is the CAD fair-market-value block of an entry: "rate, rate date,
@@ -489,19 +500,35 @@ type ProbeFields struct {
 	ExposuresCount   int    // "exposures count"
 }
 
+// PreflightFields are the preflight op's own ledger fields (x402-preflight
+// publishes no ledger list of its own: these are ours, docs/ledger.md).
+type PreflightFields struct {
+	Decision string // GO, HOLD or STOP
+	// Reasons are the decision's reason codes, the closed codes of
+	// x402-preflight/v1 separated by single spaces ("" for none).
+	Reasons string
+}
+
+// LintFields are the lint op's own ledger fields (ours, docs/ledger.md).
+type LintFields struct {
+	Conforms      bool
+	ErrorsCount   int // findings of severity error
+	WarningsCount int // findings of severity warn
+}
+
 // Op returns the op named by the entry's op fields, or "" unless exactly one
 // of them is set.
 func (e Entry) Op() Op {
 	var op Op
 	n := 0
-	if e.Check != nil {
-		op, n = OpCheck, n+1
-	}
-	if e.Memo != nil {
-		op, n = OpMemo, n+1
-	}
-	if e.Probe != nil {
-		op, n = OpProbe, n+1
+	for _, f := range []struct {
+		set bool
+		op  Op
+	}{{e.Check != nil, OpCheck}, {e.Memo != nil, OpMemo}, {e.Probe != nil, OpProbe},
+		{e.Preflight != nil, OpPreflight}, {e.Lint != nil, OpLint}} {
+		if f.set {
+			op, n = f.op, n+1
+		}
 	}
 	if n != 1 {
 		return ""
@@ -562,14 +589,45 @@ func (c Claim) Validate() error {
 // that it belongs to its payment). A new entry names no refund.
 func (e Entry) Validate() error {
 	switch {
-	case e.Op() == "", e.PayerWallet == "", e.Timestamp.IsZero(), e.PaymentTx == "",
+	case e.Op() == "", e.PayerWallet == "", e.Timestamp.IsZero(), e.PaymentTx == "", !IsCAIP2(e.PaymentNetwork),
 		e.CriteriaVersion == "", e.VerdictLine == "", e.CAD.Basis == "", e.CAD.Refund != "",
 		e.CAD.Pending && (e.CAD.Rate != "" || e.CAD.RateDate != ""),
 		!e.CAD.Pending && (e.CAD.Rate == "" || e.CAD.RateDate == ""),
-		e.Probe != nil && e.Probe.ExposuresCount < 0:
+		e.Probe != nil && e.Probe.ExposuresCount < 0,
+		e.Preflight != nil && !validPreflight(*e.Preflight),
+		e.Lint != nil && (e.Lint.ErrorsCount < 0 || e.Lint.WarningsCount < 0):
 		return ErrInvalidEntry
 	}
 	return nil
+}
+
+// validPreflight checks the closed form of the preflight fields: a decision
+// word and reason codes of lowercase letters, digits and '_' only, so the
+// column can carry nothing else.
+func validPreflight(f PreflightFields) bool {
+	switch f.Decision {
+	case "GO", "HOLD", "STOP":
+	default:
+		return false
+	}
+	if len(f.Reasons) > 512 {
+		return false
+	}
+	if f.Reasons == "" {
+		return true
+	}
+	for _, code := range strings.Split(f.Reasons, " ") {
+		if code == "" {
+			return false
+		}
+		for i := 0; i < len(code); i++ {
+			c := code[i]
+			if (c < 'a' || c > 'z') && (c < '0' || c > '9') && c != '_' {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // IsDigest reports whether s has the form of a memo digest: 64 lowercase hex
@@ -633,4 +691,48 @@ func IsDate(s string) bool {
 // database answers and its schema is the running build's.
 type Readier interface {
 	Ready(ctx context.Context) error
+}
+
+// IsCAIP2 reports whether s has the form of a CAIP-2 chain id
+// (namespace:reference, [-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,32}): the network
+// of a payment, never free text.
+func IsCAIP2(s string) bool {
+	ns, ref, ok := strings.Cut(s, ":")
+	if !ok || len(ns) < 3 || len(ns) > 8 || len(ref) < 1 || len(ref) > 32 {
+		return false
+	}
+	for _, c := range ns {
+		if (c < 'a' || c > 'z') && (c < '0' || c > '9') && c != '-' {
+			return false
+		}
+	}
+	for _, c := range ref {
+		if (c < 'a' || c > 'z') && (c < 'A' || c > 'Z') && (c < '0' || c > '9') && c != '-' && c != '_' {
+			return false
+		}
+	}
+	return true
+}
+
+// IsEVMTxHash reports whether s has the form of an EVM transaction hash:
+// 0x and 64 lowercase or uppercase hex digits. Like base58, such text can
+// carry no URL, memo or challenge value of ours.
+func IsEVMTxHash(s string) bool {
+	if len(s) != 66 || s[0] != '0' || s[1] != 'x' {
+		return false
+	}
+	for i := 2; i < len(s); i++ {
+		c := s[i]
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') && (c < 'A' || c > 'F') {
+			return false
+		}
+	}
+	return true
+}
+
+// IsTxID reports whether s is a payment transaction id of a rail we take:
+// a base58 Solana signature (at most 128 characters) or an EVM
+// transaction hash.
+func IsTxID(s string) bool {
+	return (IsBase58(s) && len(s) <= 128) || IsEVMTxHash(s)
 }

@@ -29,11 +29,13 @@ func TestEntryOpIsTheOneOpFieldSet(t *testing.T) {
 		e    store.Entry
 		want store.Op
 	}{
-		"check": {store.Entry{Check: &store.CheckFields{}}, store.OpCheck},
-		"memo":  {store.Entry{Memo: &store.MemoFields{}}, store.OpMemo},
-		"probe": {store.Entry{Probe: &store.ProbeFields{}}, store.OpProbe},
-		"none":  {store.Entry{}, ""},
-		"two":   {store.Entry{Check: &store.CheckFields{}, Probe: &store.ProbeFields{}}, ""},
+		"check":     {store.Entry{Check: &store.CheckFields{}}, store.OpCheck},
+		"memo":      {store.Entry{Memo: &store.MemoFields{}}, store.OpMemo},
+		"probe":     {store.Entry{Probe: &store.ProbeFields{}}, store.OpProbe},
+		"preflight": {store.Entry{Preflight: &store.PreflightFields{}}, store.OpPreflight},
+		"lint":      {store.Entry{Lint: &store.LintFields{}}, store.OpLint},
+		"none":      {store.Entry{}, ""},
+		"two":       {store.Entry{Check: &store.CheckFields{}, Probe: &store.ProbeFields{}}, ""},
 	} {
 		if got := tc.e.Op(); got != tc.want {
 			t.Errorf("%s: Op() = %q, want %q", name, got, tc.want)
@@ -50,7 +52,7 @@ func TestEntryDayIsTheUTCDate(t *testing.T) {
 
 func TestEntryValidateCADBlock(t *testing.T) {
 	base := store.Entry{
-		PayerWallet: "w", Timestamp: time.Unix(1, 0), PaymentTx: "tx", CriteriaVersion: "1.0.0",
+		PayerWallet: "w", Timestamp: time.Unix(1, 0), PaymentTx: "tx", PaymentNetwork: "eip155:8453", CriteriaVersion: "1.0.0",
 		VerdictLine: "v", Check: &store.CheckFields{}, CAD: store.CAD{Basis: "b", Pending: true},
 	}
 	filled := base
@@ -67,6 +69,47 @@ func TestEntryValidateCADBlock(t *testing.T) {
 		"filled":                 {filled, nil},
 		"rate without its date":  {noDate, store.ErrInvalidEntry},
 		"no basis":               {noBasis, store.ErrInvalidEntry},
+	} {
+		if err := tc.e.Validate(); !errors.Is(err, tc.want) {
+			t.Errorf("%s: Validate() = %v, want %v", name, err, tc.want)
+		}
+	}
+}
+
+// TestEntryValidateOwnFields: the preflight and lint fields hold closed
+// values only: a decision word, reason codes, counts.
+func TestEntryValidateOwnFields(t *testing.T) {
+	base := store.Entry{
+		PayerWallet: "w", Timestamp: time.Unix(1, 0), PaymentTx: "tx", PaymentNetwork: "eip155:8453", CriteriaVersion: "x402-preflight/v1@2",
+		VerdictLine: "v", CAD: store.CAD{Basis: "b", Pending: true},
+	}
+	pre := func(decision, reasons string) store.Entry {
+		e := base
+		e.Preflight = &store.PreflightFields{Decision: decision, Reasons: reasons}
+		return e
+	}
+	lint := func(errs, warns int) store.Entry {
+		e := base
+		e.Lint = &store.LintFields{ErrorsCount: errs, WarningsCount: warns}
+		return e
+	}
+	for name, tc := range map[string]struct {
+		e    store.Entry
+		want error
+	}{
+		"GO, no reasons":              {pre("GO", ""), nil},
+		"HOLD, two codes":             {pre("HOLD", "challenge_static lint_warnings"), nil},
+		"STOP, one code":              {pre("STOP", "fail_open"), nil},
+		"another decision word":       {pre("MAYBE", ""), store.ErrInvalidEntry},
+		"lowercase decision":          {pre("go", ""), store.ErrInvalidEntry},
+		"a URL in the reasons":        {pre("STOP", "https://seller.example/"), store.ErrInvalidEntry},
+		"two spaces between codes":    {pre("HOLD", "a  b"), store.ErrInvalidEntry},
+		"a trailing space":            {pre("HOLD", "a "), store.ErrInvalidEntry},
+		"reasons over 512 bytes":      {pre("HOLD", strings.Repeat("a", 513)), store.ErrInvalidEntry},
+		"reasons of exactly 512":      {pre("HOLD", strings.Repeat("a", 512)), nil},
+		"lint counts":                 {lint(1, 2), nil},
+		"lint negative error count":   {lint(-1, 0), store.ErrInvalidEntry},
+		"lint negative warning count": {lint(0, -1), store.ErrInvalidEntry},
 	} {
 		if err := tc.e.Validate(); !errors.Is(err, tc.want) {
 			t.Errorf("%s: Validate() = %v, want %v", name, err, tc.want)

@@ -19,6 +19,7 @@ import {
   readTransaction,
   signedBy,
 } from "./solana.mjs";
+import { checkEvm, isEvm, txHashOf } from "./evm.mjs";
 
 const TRANSFER_CHECKED = 12;
 
@@ -86,10 +87,16 @@ export async function check(version, payload, req, feePayer) {
   return { payer: authority, tx, transfer: { program: t.program, source: t.accounts[0], mint, destination, authority, amount } };
 }
 
+// checkAny verifies a payment on the network its requirements name: EVM
+// (EIP-3009, lib/evm.mjs) or Solana (check).
+const checkAny = (version, payload, req, feePayer) =>
+  isEvm(req.network) ? checkEvm(version, payload, req) : check(version, payload, req, feePayer);
+
 // Starts the facilitator. options: feePayer (address), rpc (the fake node,
-// told about each settlement), networks (restricts /supported), mode
+// told about each settlement), evmRpc (the fake EVM node, told about each
+// EVM settlement), networks (restricts /supported), mode
 // ("ok" | "invalid" | "settle-fails"; changeable through .mode).
-export async function startFacilitator({ feePayer, rpc, networks, mode = "ok" }) {
+export async function startFacilitator({ feePayer, rpc, evmRpc, networks, mode = "ok" }) {
   const calls = [];
   const settledMessages = new Set();
   const f = { calls, mode };
@@ -112,15 +119,25 @@ export async function startFacilitator({ feePayer, rpc, networks, mode = "ok" })
       if (req.method === "GET" && path === "/supported") {
         out = { kinds: kinds(feePayer, networks), extensions: [], signers: { "solana:*": [feePayer] } };
       } else if (req.method === "POST" && path === "/verify") {
-        const r = await check(x402Version, paymentPayload, paymentRequirements ?? {}, feePayer);
+        const r = await checkAny(x402Version, paymentPayload, paymentRequirements ?? {}, feePayer);
         out = f.mode === "invalid"
           ? { isValid: false, invalidReason: "insufficient_funds", payer: r.payer ?? "" }
           : r.reason ? { isValid: false, invalidReason: r.reason, payer: "" } : { isValid: true, payer: r.payer };
       } else if (req.method === "POST" && path === "/settle") {
-        const r = await check(x402Version, paymentPayload, paymentRequirements ?? {}, feePayer);
+        const r = await checkAny(x402Version, paymentPayload, paymentRequirements ?? {}, feePayer);
         const network = paymentRequirements?.network ?? "";
         if (r.reason || f.mode === "settle-fails") {
           out = { success: false, errorReason: r.reason ?? "invalid_exact_svm_transaction_failed", transaction: "", network, payer: r.payer ?? "" };
+        } else if (r.authorization) {
+          // EIP-3009: an authorization's nonce is used once.
+          const hash = txHashOf(r.authorization);
+          if (settledMessages.has(hash)) {
+            out = { success: false, errorReason: "nonce_already_used", transaction: "", network, payer: r.payer };
+          } else {
+            settledMessages.add(hash);
+            evmRpc?.settled(hash, { token: paymentRequirements.asset, from: r.payer, to: paymentRequirements.payTo, value: r.authorization.value });
+            out = { success: true, transaction: hash, network, payer: r.payer };
+          }
         } else {
           const key = Buffer.from(r.tx.messageBytes).toString("base64");
           if (settledMessages.has(key)) {

@@ -78,6 +78,21 @@ async function verifyReport(text, name) {
 // The requirements payability forwarded for the last settlement.
 const lastSettle = () => fac.callsTo("/settle").at(-1).body;
 
+// assertReplayRefused presents the last settled v2 payload to route again:
+// refused as spent, and not settled again.
+async function assertReplayRefused(route) {
+  const header = Buffer.from(JSON.stringify(lastSettle().paymentPayload)).toString("base64");
+  const settles = fac.callsTo("/settle").length;
+  const res = await fetch(`${svc.url}${route}`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", "PAYMENT-SIGNATURE": header },
+    body: JSON.stringify({ url: target.url }),
+  });
+  assert.equal(res.status, 402);
+  assert.equal((await res.json()).error, "payment_already_used");
+  assert.equal(fac.callsTo("/settle").length, settles);
+}
+
 test("the v2 client (@x402/fetch + @x402/svm) pays a check and gets a verifiable report", async () => {
   const client = new x402Client().register("solana:*", new ExactSvmScheme(await buyer.signer(), { rpcUrl: rpc.url }));
   const pay = wrapFetchWithPayment(fetch, client);
@@ -125,17 +140,7 @@ test("the test facilitator really checks the transaction against the requirement
 });
 
 test("the same v2 payment presented again is refused and not settled again", async () => {
-  const { paymentPayload } = lastSettle();
-  const header = Buffer.from(JSON.stringify(paymentPayload)).toString("base64");
-  const settles = fac.callsTo("/settle").length;
-  const res = await fetch(`${svc.url}/toll/payability/check`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json", "PAYMENT-SIGNATURE": header },
-    body: JSON.stringify({ url: target.url }),
-  });
-  assert.equal(res.status, 402);
-  assert.equal((await res.json()).error, "payment_already_used");
-  assert.equal(fac.callsTo("/settle").length, settles);
+  await assertReplayRefused("/toll/payability/check");
 });
 
 test("the v1 client (x402-fetch) pays a probe and gets a verifiable report", async () => {
@@ -160,6 +165,55 @@ test("the v1 client (x402-fetch) pays a probe and gets a verifiable report", asy
   assert.equal(req.maxAmountRequired, "20000");
   assert.equal(req.payTo, payee.address);
   assert.equal(req.extra.memo, undefined);
+});
+
+// x402-preflight (issue 25): the same real buyers buy the third service's
+// answers, a signed preflight record and a signed lint report of a seller.
+test("the v2 client (@x402/fetch + @x402/svm) buys a signed preflight record once, and payability verify accepts it", async () => {
+  const client = new x402Client().register("solana:*", new ExactSvmScheme(await buyer.signer(), { rpcUrl: rpc.url }));
+  const pay = wrapFetchWithPayment(fetch, client);
+  const settles = fac.callsTo("/settle").length;
+  const res = await pay(`${svc.url}/toll/x402/preflight`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ url: target.url, method: "GET", max_amount: "5000" }),
+  });
+  const text = await res.text();
+  assert.equal(res.status, 200, text);
+  const record = JSON.parse(text);
+  assert.equal(record.document, "x402-preflight/v1");
+  assert.equal(record.op, "preflight");
+  assert.equal(record.url, target.url);
+  assert.ok(["GO", "HOLD", "STOP"].includes(record.decision), record.decision);
+  assert.equal(record.payment.rail, "facilitator");
+  assert.equal(record.price.usdc_units, "20000");
+  assert.equal(decodePaymentResponseHeader(res.headers.get("PAYMENT-RESPONSE")).transaction, record.payment.tx);
+  await verifyReport(text, "v2-preflight");
+  assert.equal(fac.callsTo("/settle").length, settles + 1, "paid once, settled once");
+  assert.equal(lastSettle().paymentRequirements.amount, "20000");
+
+  await assertReplayRefused("/toll/x402/preflight");
+});
+
+test("the v2 client buys a signed lint report once, and payability verify accepts it", async () => {
+  const client = new x402Client().register("solana:*", new ExactSvmScheme(await buyer.signer(), { rpcUrl: rpc.url }));
+  const settles = fac.callsTo("/settle").length;
+  const res = await wrapFetchWithPayment(fetch, client)(`${svc.url}/toll/x402/lint`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ url: target.url }),
+  });
+  const text = await res.text();
+  assert.equal(res.status, 200, text);
+  const rep = JSON.parse(text);
+  assert.equal(rep.op, "lint");
+  assert.equal(rep.rules.id, "x402-lint/v1");
+  assert.equal(rep.status, 402);
+  assert.equal(typeof rep.conforms, "boolean");
+  assert.equal(rep.price.usdc_units, "10000");
+  await verifyReport(text, "v2-lint");
+  assert.equal(fac.callsTo("/settle").length, settles + 1);
+  assert.equal(lastSettle().paymentRequirements.amount, "10000");
 });
 
 test("the v2 client against a facilitator that refuses gets a 402 with a reason, no report", async () => {
@@ -188,9 +242,9 @@ test("a settlement that fails after a valid verify delivers nothing", async () =
   }
 });
 
-test("our own check, memo and probe grade our own service POPULATED, BOUND and PRESENT-FAIL-CLOSED", async () => {
+test("our own check, memo and probe grade every route of our own service POPULATED, BOUND and PRESENT-FAIL-CLOSED", async () => {
   const calls = fac.callsTo("/verify").length + fac.callsTo("/settle").length;
-  for (const route of ["/toll/payability/check", "/toll/payability/memo", "/toll/rail-probe/probe"]) {
+  for (const route of ["/toll/payability/check", "/toll/payability/memo", "/toll/rail-probe/probe", "/toll/x402/preflight", "/toll/x402/lint"]) {
     const url = `${svc.url}${route}`;
     assert.equal((await cliJSON(bin.bin, "check", url)).state, "POPULATED", route);
     assert.equal((await cliJSON(bin.bin, "memo", url)).state, "BOUND", route);

@@ -96,15 +96,16 @@ type outCapture struct {
 }
 
 type outCase struct {
-	ID         string     `json:"id"`
-	Provenance string     `json:"provenance"`
-	Note       string     `json:"note"`
-	URL        string     `json:"url"`
-	Method     string     `json:"method"`
-	Now        string     `json:"now"`
-	Capture    outCapture `json:"capture"`
-	Chain      []chainObs `json:"chain"`
-	Expected   expected   `json:"expected"`
+	ID         string      `json:"id"`
+	Provenance string      `json:"provenance"`
+	Note       string      `json:"note"`
+	URL        string      `json:"url"`
+	Method     string      `json:"method"`
+	Now        string      `json:"now"`
+	Capture    outCapture  `json:"capture"`
+	Chain      []chainObs  `json:"chain"`
+	Origin     *originCase `json:"origin,omitempty"`
+	Expected   expected    `json:"expected"`
 }
 
 type outFileT struct {
@@ -154,6 +155,11 @@ func build(root string) ([]byte, error) {
 	}
 	for _, s := range synthetic() {
 		emit("synthetic-"+s.id, "synthetic", s.note, s.url, s.method, s.r, s.chain)
+	}
+	for _, s := range originCases() {
+		oc := s.oc
+		cases = append(cases, outCase{ID: "synthetic-" + s.id, Provenance: "synthetic", Note: s.note, URL: oc.Origin, Method: "GET", Now: caseNow,
+			Capture: outCapture{Outcome: "failed", Headers: map[string]string{}}, Origin: &oc, Expected: gradeOrigin(oc)})
 	}
 	real, err := captured(root)
 	if err != nil {

@@ -6,13 +6,17 @@ package facilitatortest
 
 import (
 	"crypto/rand"
+	"crypto/sha256"
 	"crypto/sha512"
 	"encoding/base64"
 	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 
@@ -113,8 +117,13 @@ func (f *Fake) supported() string {
 	}{
 		{2, "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp"}, {2, "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1"},
 		{1, "solana"}, {1, "solana-devnet"},
+		{2, "eip155:8453"}, {2, "eip155:84532"}, {1, "base"}, {1, "base-sepolia"},
 	} {
-		kinds = append(kinds, map[string]any{"x402Version": k.v, "scheme": "exact", "network": k.n, "extra": extra})
+		kind := map[string]any{"x402Version": k.v, "scheme": "exact", "network": k.n}
+		if !IsEVM(k.n) {
+			kind["extra"] = extra
+		}
+		kinds = append(kinds, kind)
 	}
 	b, _ := json.Marshal(map[string]any{"kinds": kinds, "extensions": []string{}, "signers": map[string]any{}})
 	return string(b)
@@ -157,8 +166,71 @@ func SettledBody(c Call, network string) string {
 		json.Unmarshal(c.Requirements, &req)
 		network = req.Network
 	}
-	b, _ := json.Marshal(map[string]any{"success": true, "transaction": TxOf(c.Payload), "network": network, "payer": Address("buyer")})
+	tx, payer := TxOf(c.Payload), Address("buyer")
+	if IsEVM(network) {
+		tx, payer = EVMTxOf(c.Payload), EVMAddress("buyer")
+	}
+	b, _ := json.Marshal(map[string]any{"success": true, "transaction": tx, "network": network, "payer": payer})
 	return string(b)
+}
+
+// IsEVM reports whether an x402 network name (v1 or CAIP-2) is an EVM one.
+func IsEVM(network string) bool {
+	return strings.HasPrefix(network, "eip155:") || network == "base" || network == "base-sepolia"
+}
+
+// EVMTxOf is the transaction hash the fake settles an EVM payload as: 0x
+// and 64 hex digits derived from the payload.
+func EVMTxOf(payload []byte) string {
+	sum := sha256.Sum256(payload)
+	return "0x" + hex.EncodeToString(sum[:])
+}
+
+// EVMAddress is a made-up EVM address for a label, lower case (no key
+// behind it).
+func EVMAddress(label string) string {
+	sum := sha256.Sum256([]byte("facilitatortest:evm:" + label))
+	return "0x" + hex.EncodeToString(sum[:20])
+}
+
+// Authorization is the EIP-3009 authorization of an EVM exact payment
+// (scheme_exact_evm.md, section 1); amounts and times are decimal text.
+type Authorization struct {
+	From        string `json:"from"`
+	To          string `json:"to"`
+	Value       string `json:"value"`
+	ValidAfter  string `json:"validAfter"`
+	ValidBefore string `json:"validBefore"`
+	Nonce       string `json:"nonce"`
+}
+
+// EVMAuthorization is an authorization from the buyer of value to to,
+// valid for an hour from the epoch second after, with a random nonce.
+func EVMAuthorization(to string, value uint64) Authorization {
+	nonce := make([]byte, 32)
+	rand.Read(nonce)
+	return Authorization{From: EVMAddress("buyer"), To: to, Value: strconv.FormatUint(value, 10),
+		ValidAfter: "0", ValidBefore: "4102444800", Nonce: "0x" + hex.EncodeToString(nonce)}
+}
+
+// evmPayload is the exact EVM payload: a 65-byte signature (random bytes
+// here: nothing verifies it but the fake) and the authorization.
+func evmPayload(a Authorization) map[string]any {
+	sig := make([]byte, 65)
+	rand.Read(sig)
+	return map[string]any{"signature": "0x" + hex.EncodeToString(sig), "authorization": a}
+}
+
+// EVMPayloadV2 is the PAYMENT-SIGNATURE value of an x402 v2 EVM payment.
+func EVMPayloadV2(accepted any, a Authorization) string {
+	b, _ := json.Marshal(map[string]any{"x402Version": 2, "accepted": accepted, "payload": evmPayload(a)})
+	return base64.StdEncoding.EncodeToString(b)
+}
+
+// EVMPayloadV1 is the X-PAYMENT value of an x402 v1 EVM payment.
+func EVMPayloadV1(network string, a Authorization) string {
+	b, _ := json.Marshal(map[string]any{"x402Version": 1, "scheme": "exact", "network": network, "payload": evmPayload(a)})
+	return base64.StdEncoding.EncodeToString(b)
 }
 
 // Address is a made-up Solana address for a label (32 bytes, no key behind it).

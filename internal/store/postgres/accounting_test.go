@@ -48,6 +48,8 @@ func TestLedgerIsAppendOnlyInTheDatabase(t *testing.T) {
 		"set the refund column":        `UPDATE ledger_check SET refund = 'r'`,
 		"fill and edit the payer":      `UPDATE ledger_check SET cad_rate = '1.3', cad_rate_date = '2026-03-02', cad_pending = false, payer_wallet = 'w'`,
 		"fill the rate, leave pending": `UPDATE ledger_check SET cad_rate = '1.3', cad_rate_date = '2026-03-02'`,
+		"edit the network":             `UPDATE ledger_check SET payment_network = 'eip155:8453'`,
+		"fill and edit the network":    `UPDATE ledger_check SET cad_rate = '1.3', cad_rate_date = '2026-03-02', cad_pending = false, payment_network = 'eip155:1'`,
 		"mark filled without a rate":   `UPDATE ledger_check SET cad_pending = false`,
 		"delete a refund":              `DELETE FROM refunds`,
 		"edit a refund":                `UPDATE refunds SET refund_tx = 'x'`,

@@ -46,7 +46,7 @@ func TestSummaryBackfill(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer conn.Close(context.Background())
-		for _, q := range storetest.SummaryRollbackSQL {
+		for _, q := range append(storetest.PaymentNetworkRollbackSQL["postgres"], storetest.SummaryRollbackSQL...) {
 			if _, err := conn.Exec(context.Background(), q); err != nil {
 				t.Fatal(err)
 			}

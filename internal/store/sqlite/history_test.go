@@ -45,7 +45,7 @@ func TestSummaryBackfill(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer db.Close()
-		for _, q := range storetest.SummaryRollbackSQL {
+		for _, q := range append(storetest.PaymentNetworkRollbackSQL["sqlite"], storetest.SummaryRollbackSQL...) {
 			if _, err := db.Exec(q); err != nil {
 				t.Fatal(err)
 			}

@@ -282,7 +282,10 @@ func testTallies(t *testing.T, s store.Store) {
 	deliverAt(t, s, store.OpCheck, day2, false)
 	deliverAt(t, s, store.OpMemo, day2, false)
 	p1 := deliverAt(t, s, store.OpProbe, day2.Add(time.Hour), false)
+	deliverAt(t, s, store.OpPreflight, day2.Add(2*time.Hour), false)
+	l1 := deliverAt(t, s, store.OpLint, day1.Add(time.Hour), false)
 	for _, r := range []store.Refund{
+		{Op: store.OpLint, EntryID: l1.ID, Tx: refundTx, Time: day2},
 		{Op: store.OpCheck, EntryID: c1.ID, Tx: refundTx, Time: day2.Add(time.Hour)},
 		{Op: store.OpCheck, EntryID: house.ID, Tx: refundTx, Time: day2}, // a house refund counts for nothing
 		{Op: store.OpProbe, EntryID: p1.ID, Tx: refundTx, Time: day2.Add(2 * time.Hour)},
@@ -297,6 +300,7 @@ func testTallies(t *testing.T, s store.Store) {
 	mustFree(t, s, "payability-verdict|addr:127.0.0.1", day1, true)
 	mustFree(t, s, "payability-verdict|wallet:a", day2, true)
 	mustFree(t, s, "rail-probe|wallet:a", day2, true)
+	mustFree(t, s, "x402-preflight|wallet:a", day2, true)
 	mustFree(t, s, "no-scope", day2, true)
 
 	got, err := s.Tallies(ctx)
@@ -305,24 +309,31 @@ func testTallies(t *testing.T, s store.Store) {
 	}
 	want := store.Tallies{
 		Sales: map[store.Op][]store.DayCount{
-			store.OpCheck: {dc("2026-03-02", 2), dc("2026-03-03", 1)},
-			store.OpMemo:  {dc("2026-03-03", 1)},
-			store.OpProbe: {dc("2026-03-03", 1)},
+			store.OpCheck:     {dc("2026-03-02", 2), dc("2026-03-03", 1)},
+			store.OpMemo:      {dc("2026-03-03", 1)},
+			store.OpProbe:     {dc("2026-03-03", 1)},
+			store.OpPreflight: {dc("2026-03-03", 1)},
+			store.OpLint:      {dc("2026-03-02", 1)},
 		},
 		Refunds: map[store.Op][]store.DayCount{
-			store.OpCheck: {dc("2026-03-03", 1)},
-			store.OpMemo:  nil,
-			store.OpProbe: {dc("2026-03-03", 1)},
+			store.OpCheck:     {dc("2026-03-03", 1)},
+			store.OpMemo:      nil,
+			store.OpProbe:     {dc("2026-03-03", 1)},
+			store.OpPreflight: nil,
+			store.OpLint:      {dc("2026-03-03", 1)},
 		},
 		Free: map[string][]store.DayCount{
 			"payability-verdict": {dc("2026-03-02", 2), dc("2026-03-03", 1)},
 			"rail-probe":         {dc("2026-03-03", 1)},
+			"x402-preflight":     {dc("2026-03-03", 1)},
 			"":                   {dc("2026-03-03", 1)},
 		},
 		FirstSale: map[store.Op]time.Time{
-			store.OpCheck: day1,
-			store.OpMemo:  day2,
-			store.OpProbe: day2.Add(time.Hour),
+			store.OpCheck:     day1,
+			store.OpMemo:      day2,
+			store.OpProbe:     day2.Add(time.Hour),
+			store.OpPreflight: day2.Add(2 * time.Hour),
+			store.OpLint:      day1.Add(time.Hour),
 		},
 	}
 	if !reflect.DeepEqual(got.Sales, want.Sales) {
@@ -371,7 +382,7 @@ func DeliverOne(t *testing.T, s store.Store, now time.Time) string {
 	if err != nil || r.Outcome != store.Claimed {
 		t.Fatalf("Claim: %v %+v", err, r)
 	}
-	e := store.Entry{PayerWallet: "payer", Timestamp: now, PriceUSDCUnits: 10000, PaymentTx: c.Tx, SolanaFeeLamports: 5000,
+	e := store.Entry{PayerWallet: "payer", Timestamp: now, PriceUSDCUnits: 10000, PaymentTx: c.Tx, PaymentNetwork: SolanaMainnet, SolanaFeeLamports: 5000,
 		CriteriaVersion: "v", VerdictLine: "line", CAD: store.CAD{Basis: "basis", Pending: true},
 		Check: &store.CheckFields{PayabilityState: "POPULATED"}}
 	if err := s.Deliver(ctx, r.PaymentID, r.LeaseToken, e); err != nil {

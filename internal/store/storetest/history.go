@@ -387,11 +387,33 @@ func testHistoryDailyPrune(t *testing.T, h store.History) {
 }
 
 // SummaryRollbackSQL undoes migration 0007 (the summary) on a database, so
-// that opening a store again applies it to the history already there.
+// that opening a store again applies it to the history already there. The
+// migrations after it are undone too (the store applies what is past the
+// highest version it finds): 0009 (x402-preflight's ledger tables; its
+// widened op checks apply again unchanged).
 var SummaryRollbackSQL = []string{
 	`DROP TABLE observation_days`,
 	`DROP TABLE observation_runs`,
-	`DELETE FROM schema_migrations WHERE version = 7`,
+	`DROP TABLE ledger_preflight`,
+	`DROP TABLE ledger_lint`,
+	`DELETE FROM schema_migrations WHERE version >= 7`,
+}
+
+// PaymentNetworkRollbackSQL undoes migration 0008 (the ledger's
+// payment_network) on each backend, run before SummaryRollbackSQL so that
+// opening a store again applies 0007 and 0008 in order. On SQLite the
+// append-only triggers that name the column go first (0008 makes them
+// again).
+var PaymentNetworkRollbackSQL = map[string][]string{
+	"sqlite": {
+		`DROP TRIGGER ledger_check_fill_only`, `DROP TRIGGER ledger_memo_fill_only`, `DROP TRIGGER ledger_probe_fill_only`,
+		`ALTER TABLE ledger_check DROP COLUMN payment_network`, `ALTER TABLE ledger_memo DROP COLUMN payment_network`,
+		`ALTER TABLE ledger_probe DROP COLUMN payment_network`, `DELETE FROM schema_migrations WHERE version = 8`,
+	},
+	"postgres": {
+		`ALTER TABLE ledger_check DROP COLUMN payment_network`, `ALTER TABLE ledger_memo DROP COLUMN payment_network`,
+		`ALTER TABLE ledger_probe DROP COLUMN payment_network`, `DELETE FROM schema_migrations WHERE version = 8`,
+	},
 }
 
 // RunSummaryBackfill: the summary the migration backfills from an existing

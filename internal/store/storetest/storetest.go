@@ -94,6 +94,12 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 			tc.fn(t, fresh(t))
 		})
 	}
+	for _, tc := range evmTests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tc.fn(t, fresh(t))
+		})
+	}
 }
 
 // RunInstances runs the cross-instance guarantees: open returns two stores,
@@ -603,6 +609,7 @@ func entryFor(c store.Claim) store.Entry {
 		PriceUSDCUnits:    c.Amount,
 		CAD:               store.CAD{Basis: "Bank of Canada FXUSDCAD of the payment's UTC date; USDC at par with USD.", Pending: true},
 		PaymentTx:         c.Tx,
+		PaymentNetwork:    SolanaMainnet,
 		SolanaFeeLamports: c.FeeLamports,
 		CriteriaVersion:   "1.0.0",
 	}
@@ -616,6 +623,14 @@ func entryFor(c store.Claim) store.Entry {
 	case store.OpProbe:
 		e.VerdictLine = "RAIL PROBE VERDICT — direct: PRESENT-FAIL-CLOSED · facilitator: ABSENT — 2026-03-02T09:00:01Z"
 		e.Probe = &store.ProbeFields{DirectGrade: "PRESENT-FAIL-CLOSED", FacilitatorGrade: "ABSENT"}
+	case store.OpPreflight:
+		e.CriteriaVersion = "x402-preflight/v1@2"
+		e.VerdictLine = "HOLD: ask a human before paying (challenge_static, lint_warnings)"
+		e.Preflight = &store.PreflightFields{Decision: "HOLD", Reasons: "challenge_static lint_warnings"}
+	case store.OpLint:
+		e.CriteriaVersion = "x402-lint/v1@1"
+		e.VerdictLine = "x402-lint/v1: DOES-NOT-CONFORM (1 errors, 2 warnings) — 2026-03-02T09:00:01Z"
+		e.Lint = &store.LintFields{ErrorsCount: 1, WarningsCount: 2}
 	}
 	return e
 }
@@ -790,6 +805,8 @@ func testLedgerOpsApart(t *testing.T, s store.Store) {
 			e.SolanaFeeLamports = 1 << 63
 		case store.OpProbe:
 			e.Probe.ExposuresCount = 3
+		case store.OpLint:
+			e.Lint = &store.LintFields{Conforms: true, ErrorsCount: 0, WarningsCount: 1 << 20}
 		}
 		deliver(t, s, r, e)
 		e.ID = r.PaymentID
@@ -825,9 +842,17 @@ func describe(e store.Entry) string {
 		Check store.CheckFields
 		Memo  store.MemoFields
 		Probe store.ProbeFields
+		Pre   store.PreflightFields
+		Lint  store.LintFields
 		Op    store.Op
 	}
 	f := flat{Entry: e, Op: e.Op()}
+	if e.Preflight != nil {
+		f.Pre = *e.Preflight
+	}
+	if e.Lint != nil {
+		f.Lint = *e.Lint
+	}
 	if e.Check != nil {
 		f.Check = *e.Check
 	}
@@ -837,7 +862,7 @@ func describe(e store.Entry) string {
 	if e.Probe != nil {
 		f.Probe = *e.Probe
 	}
-	f.Entry.Check, f.Entry.Memo, f.Entry.Probe = nil, nil, nil
+	f.Entry.Check, f.Entry.Memo, f.Entry.Probe, f.Entry.Preflight, f.Entry.Lint = nil, nil, nil, nil, nil
 	return fmtValue(f)
 }
 

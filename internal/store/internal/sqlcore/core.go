@@ -368,7 +368,7 @@ func entryArgs(e store.Entry) []any {
 		e.ID, e.PayerWallet, e.Timestamp.Format(store.TimestampLayout), e.Day(),
 		strconv.FormatUint(e.PriceUSDCUnits, 10),
 		nullText(e.CAD.Rate), nullText(e.CAD.RateDate), e.CAD.Basis, e.CAD.Pending, nullText(e.CAD.Refund),
-		e.PaymentTx, strconv.FormatUint(e.SolanaFeeLamports, 10), e.CriteriaVersion, e.VerdictLine,
+		e.PaymentTx, nullText(e.PaymentNetwork), strconv.FormatUint(e.SolanaFeeLamports, 10), e.CriteriaVersion, e.VerdictLine,
 	}
 	switch {
 	case e.Check != nil:
@@ -377,6 +377,10 @@ func entryArgs(e store.Entry) []any {
 		args = append(args, e.Memo.MemoBindingState)
 	case e.Probe != nil:
 		args = append(args, e.Probe.DirectGrade, e.Probe.FacilitatorGrade, int64(e.Probe.ExposuresCount))
+	case e.Preflight != nil:
+		args = append(args, e.Preflight.Decision, e.Preflight.Reasons)
+	case e.Lint != nil:
+		args = append(args, e.Lint.Conforms, int64(e.Lint.ErrorsCount), int64(e.Lint.WarningsCount))
 	}
 	return append(args, e.House)
 }
@@ -386,16 +390,19 @@ func scanEntry(rows Rows, op store.Op) (store.Entry, error) {
 		e                      store.Entry
 		ts, day, price, fee    string
 		rate, rateDate, refund *string
-		exposures              int64
+		network                *string
+		exposures, errs, warns int64
 		dest                   []any
 		check                  store.CheckFields
 		memo                   store.MemoFields
 		probe                  store.ProbeFields
+		pre                    store.PreflightFields
+		lint                   store.LintFields
 	)
 	dest = []any{
 		&e.ID, &e.PayerWallet, &ts, &day, &price,
 		&rate, &rateDate, &e.CAD.Basis, &e.CAD.Pending, &refund,
-		&e.PaymentTx, &fee, &e.CriteriaVersion, &e.VerdictLine,
+		&e.PaymentTx, &network, &fee, &e.CriteriaVersion, &e.VerdictLine,
 	}
 	switch op {
 	case store.OpCheck:
@@ -407,6 +414,12 @@ func scanEntry(rows Rows, op store.Op) (store.Entry, error) {
 	case store.OpProbe:
 		dest = append(dest, &probe.DirectGrade, &probe.FacilitatorGrade, &exposures)
 		e.Probe = &probe
+	case store.OpPreflight:
+		dest = append(dest, &pre.Decision, &pre.Reasons)
+		e.Preflight = &pre
+	case store.OpLint:
+		dest = append(dest, &lint.Conforms, &errs, &warns)
+		e.Lint = &lint
 	}
 	dest = append(dest, &e.House)
 	if err := rows.Scan(dest...); err != nil {
@@ -423,7 +436,9 @@ func scanEntry(rows Rows, op store.Op) (store.Entry, error) {
 		return store.Entry{}, errors.New("bad solana_fee_lamports column")
 	}
 	e.CAD.Rate, e.CAD.RateDate, e.CAD.Refund = deref(rate), deref(rateDate), deref(refund)
+	e.PaymentNetwork = deref(network)
 	probe.ExposuresCount = int(exposures)
+	lint.ErrorsCount, lint.WarningsCount = int(errs), int(warns)
 	return e, nil
 }
 

@@ -93,12 +93,15 @@ var (
 	commonColumns = []string{
 		"id", "payer_wallet", `"timestamp"`, `"day"`, "price_usdc_units",
 		"cad_rate", "cad_rate_date", "cad_basis", "cad_pending", "refund",
-		"payment_tx", "solana_fee_lamports", "criteria_version", "verdict_line",
+		"payment_tx", "payment_network", "solana_fee_lamports", "criteria_version", "verdict_line",
 	}
 	opColumns = map[store.Op][]string{
 		store.OpCheck: {"payability_state", "description_overlong"},
 		store.OpMemo:  {"memo_binding_state"},
 		store.OpProbe: {"direct_grade", "facilitator_grade", "exposures_count"},
+		// x402-preflight's ops: closed fields of our own (docs/ledger.md).
+		store.OpPreflight: {"decision", "reasons"},
+		store.OpLint:      {"conforms", "errors_count", "warnings_count"},
 	}
 	lastColumns = []string{"house"}
 )
