@@ -33,8 +33,8 @@ const lintExitNote = `exit status:
 
 func runLint(ctx context.Context, e Env, args []string) int {
 	fs := newFlagSet(e, "lint",
-		"lint [--json] [--format FORMAT[=FILE]]... [--allow-private] [--method GET|POST] [--body JSON|@FILE] [--fail-on error|warn|never] [--solana-rpc URL] [--evm-rpc URL] [--profile x402scan|bazaar] (URL | --origin ORIGIN [--openapi URL])",
-		"Grades one response of URL against the published rules x402-lint/v1 (payability criteria x402-lint): the v2 PAYMENT-REQUIRED header, the v1 JSON body, every accepts entry, HTTP hygiene and extensions; with an RPC URL, the chain accounts the entries name. With --origin, reads the origin's discovery documents (/.well-known/x402, /.well-known/x402.json, --openapi) and lints every resource they list, and the listings against the live 402s (docs/lint.md, Origin mode).",
+		"lint [--json] [--format FORMAT[=FILE]]... [--allow-private] [--method GET|POST] [--body JSON|@FILE] [--fail-on error|warn|never] [--config FILE] [--write-baseline FILE] [--solana-rpc URL] [--evm-rpc URL] [--profile x402scan|bazaar] (URL | --origin ORIGIN [--openapi URL] | --mcp URL)",
+		"Grades one response of URL against the published rules x402-lint/v1 (payability criteria x402-lint): the v2 PAYMENT-REQUIRED header, the v1 JSON body, every accepts entry, HTTP hygiene and extensions; with an RPC URL, the chain accounts the entries name. With --origin, reads the origin's discovery documents (/.well-known/x402, /.well-known/x402.json, --openapi) and lints every resource they list, and the listings against the live 402s (docs/lint.md, Origin mode). With --mcp, lints the x402 payment requirement of each paid tool of an MCP server (docs/lint.md). A repository's .payability.json suppresses findings with a reason (docs/ci.md).",
 		lintExitNote)
 	out := addOutputFlags(fs, format.FailOnError)
 	allowPrivate := fs.Bool("allow-private", false, "allow loopback and private addresses for the target and the RPC nodes (a seller's staging)")
@@ -45,6 +45,8 @@ func runLint(ctx context.Context, e Env, args []string) int {
 	origin := fs.String("origin", "", "lint the whole service at `ORIGIN` (scheme://host[:port]): its discovery documents and every resource they list")
 	openAPI := fs.String("openapi", "", "with --origin, also read the OpenAPI document at `URL` (paid operations carry x-payment-info)")
 	profile := fs.String("profile", "", "also grade the acceptance rules of the directory `NAME`: x402scan or bazaar (docs/lint.md, Directory profiles); they never change conforms")
+	mcpURL := fs.String("mcp", "", "lint the paid tools of the MCP server at `URL` (streamable HTTP): list the tools, call each once without payment, lint each x402 payment requirement (docs/lint.md)")
+	sup := addSuppressFlags(fs)
 	pos, err := parseFlags(e, fs, args)
 	if err != nil {
 		return usageExit(err)
@@ -52,8 +54,17 @@ func runLint(ctx context.Context, e Env, args []string) int {
 	if _, ok := lint.ProfileByName(*profile); *profile != "" && !ok {
 		return usageError(e, fs, "--profile must be x402scan or bazaar")
 	}
+	if *mcpURL != "" {
+		if len(pos) != 0 || *body != "" || *solanaRPC != "" || *evmRPC != "" || strings.ToUpper(*method) != http.MethodGet {
+			return usageError(e, fs, "--mcp takes no URL, --method, --body or RPC flag")
+		}
+		if *origin != "" || *openAPI != "" || *profile != "" {
+			return usageError(e, fs, "--mcp takes no --origin, --openapi or --profile")
+		}
+		return runLintMCP(ctx, e, fs, *mcpURL, *allowPrivate, out, sup)
+	}
 	if *origin != "" || *openAPI != "" {
-		return runLintOrigin(ctx, e, fs, out, originFlags{origin: *origin, openAPI: *openAPI, allowPrivate: *allowPrivate, profile: *profile,
+		return runLintOrigin(ctx, e, fs, out, sup, originFlags{origin: *origin, openAPI: *openAPI, allowPrivate: *allowPrivate, profile: *profile,
 			other: len(pos) > 0 || *body != "" || *solanaRPC != "" || *evmRPC != "" || strings.ToUpper(*method) != http.MethodGet})
 	}
 	if len(pos) != 1 {
@@ -77,6 +88,9 @@ func runLint(ctx context.Context, e Env, args []string) int {
 		}
 		reqBody = b
 	}
+	if err := sup.load(e); err != nil {
+		return usageError(e, fs, "%v", err)
+	}
 	runner := ops.Runner{Fetcher: e.fetcher(*allowPrivate), Now: e.now(), Profile: *profile}
 	if *solanaRPC != "" || *evmRPC != "" {
 		c, err := chain.New(chain.Options{SolanaRPC: *solanaRPC, EVMRPC: *evmRPC, AllowPrivate: *allowPrivate, UserAgent: buildinfo.UserAgent})
@@ -89,15 +103,21 @@ func runLint(ctx context.Context, e Env, args []string) int {
 	if err != nil {
 		return refusal(e, err)
 	}
-	if code := out.writeReport(e, rep); code != ExitOK {
+	res := []format.Result{format.FromReport(rep)}
+	if err := sup.apply(res); err != nil {
+		fmt.Fprintf(e.Stderr, "payability: %v\n", err)
+		return ExitInternal
+	}
+	if code := out.writeLintReport(e, rep, res[0], sup); code != ExitOK {
 		return code
 	}
 	if !*allowPrivate && nonPublicLiteral(pos[0]) && rep.Status == 0 {
 		fmt.Fprintln(e.Stderr, "payability: note: the address guard refuses loopback and private addresses; use --allow-private to lint a staging endpoint")
 	}
 	// A finding at or above --fail-on: the overall counts errors and
-	// warnings only, as lint's exit status always did (info never counts).
-	if out.tripped(e, format.FromReport(rep).Overall()) {
+	// warnings only, as lint's exit status always did (info never counts),
+	// and no suppressed finding.
+	if out.tripped(e, res[0].Overall()) {
 		return ExitUnexpected
 	}
 	return ExitOK
@@ -130,6 +150,13 @@ func lintBody(arg string) ([]byte, error) {
 // renderLint prints a lint report as text: the request, then the findings
 // grouped by the response, each leg, and each entry, then the bottom line.
 func renderLint(w io.Writer, r ops.LintReport) error {
+	return renderLintMarked(w, r, nil, format.FromLintReport(r), nil)
+}
+
+// renderLintMarked is renderLint with the suppressions: marks[i] is the
+// suppression of r.Findings[i] (nil when none), res the marked result (its
+// counts leave the suppressed findings out), notes the suppressions' lines.
+func renderLintMarked(w io.Writer, r ops.LintReport, marks []*format.Suppression, res format.Result, notes []string) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "x402 lint of %s (%s)\n", r.URL, r.Method)
 	if r.Status != 0 {
@@ -139,22 +166,26 @@ func renderLint(w io.Writer, r ops.LintReport) error {
 	}
 	fmt.Fprintf(&b, "; v2 header: %s; v1 body: %s\n", yesNo(r.Dialect.V2Header), yesNo(r.Dialect.V1Body))
 	fmt.Fprintf(&b, "rules %s revision %s, corpus sha256 %s\n", r.Rules.ID, r.Rules.Revision, r.Rules.CorpusSHA256)
-	line := func(f lint.Finding) {
-		fmt.Fprintf(&b, "  %-5s  %s: %s\n", f.Severity, f.Field, f.Message)
+	line := func(i int) {
+		var m *format.Suppression
+		if i < len(marks) {
+			m = marks[i]
+		}
+		writeLintLine(&b, r.Findings[i], m)
 	}
 	group := func(title string, keep func(lint.Finding) bool) {
-		var fs []lint.Finding
-		for _, f := range r.Findings {
+		var at []int
+		for i, f := range r.Findings {
 			if keep(f) {
-				fs = append(fs, f)
+				at = append(at, i)
 			}
 		}
-		if len(fs) == 0 {
+		if len(at) == 0 {
 			return
 		}
 		fmt.Fprintf(&b, "\n%s\n", title)
-		for _, f := range fs {
-			line(f)
+		for _, i := range at {
+			line(i)
 		}
 	}
 	group("response", func(f lint.Finding) bool { return f.Leg == lint.LegHTTP })
@@ -177,9 +208,9 @@ func renderLint(w io.Writer, r ops.LintReport) error {
 			}
 			fmt.Fprintf(&b, "\n%s entry %d: x402Version %d, %s on %s — %d errors, %d warnings\n",
 				name, s.Index, s.X402Version, scheme, network, s.Errors, s.Warnings)
-			for _, f := range r.Findings {
+			for i, f := range r.Findings {
 				if f.Leg == leg && f.Entry != nil && *f.Entry == s.Index {
-					line(f)
+					line(i)
 				}
 			}
 		}
@@ -189,18 +220,50 @@ func renderLint(w io.Writer, r ops.LintReport) error {
 		if len(r.ProfileFindings) == 0 {
 			b.WriteString("  accepted: no finding\n")
 		}
-		for _, f := range r.ProfileFindings {
-			line(f)
+		pmarks := findingMarks(r.URL, r.ProfileFindings, res)
+		for i, f := range r.ProfileFindings {
+			writeLintLine(&b, f, pmarks[i])
 		}
 	}
-	errs, warns := r.Counts()
-	prof := ""
-	if r.Profile != "" {
-		prof = fmt.Sprintf(" — profile %s: %d findings", r.Profile, len(r.ProfileFindings))
+	// The bottom line counts x402-lint's own findings (a profile's never
+	// change conforms), the suppressed ones left out and counted apart.
+	errs, warns, suppressed := 0, 0, res.Suppressed()
+	for i, f := range r.Findings {
+		if i < len(marks) && marks[i] != nil {
+			continue
+		}
+		switch f.Severity {
+		case lint.Error:
+			errs++
+		case lint.Warn:
+			warns++
+		}
 	}
-	fmt.Fprintf(&b, "\nX402 LINT — conforms: %s — %d errors, %d warnings%s — %s\n", yesNo(r.Conforms), errs, warns, prof, r.CheckedAt)
+	tail := ""
+	if r.Profile != "" {
+		tail = fmt.Sprintf(" — profile %s: %d findings", r.Profile, len(r.ProfileFindings))
+	}
+	if suppressed > 0 {
+		tail += fmt.Sprintf(" — %d suppressed", suppressed)
+	}
+	if len(notes) > 0 {
+		b.WriteString("\n" + strings.Join(notes, "\n") + "\n")
+	}
+	fmt.Fprintf(&b, "\nX402 LINT — conforms: %s — %d errors, %d warnings%s — %s\n", yesNo(r.Conforms), errs, warns, tail, r.CheckedAt)
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeLintLine prints one finding, with its suppression (nil when none).
+func writeLintLine(b *strings.Builder, f lint.Finding, m *format.Suppression) {
+	mark := ""
+	if m != nil {
+		mark = "  [suppressed: " + m.Reason + "]"
+		if m.Until != "" {
+			mark = "  [suppressed until " + m.Until + ": " + m.Reason + "]"
+		}
+	}
+	fmt.Fprintf(b, "  %-5s  %s: %s%s\n", f.Severity, f.Field, f.Message, mark)
 }
 
 func yesNo(v bool) string {

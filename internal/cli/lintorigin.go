@@ -22,7 +22,7 @@ type originFlags struct {
 
 // runLintOrigin is `lint --origin`: one report for the origin, the document
 // findings and every listed resource's lint, in every --format.
-func runLintOrigin(ctx context.Context, e Env, fs *flagSet, out *outputFlags, f originFlags) int {
+func runLintOrigin(ctx context.Context, e Env, fs *flagSet, out *outputFlags, sup *suppressFlags, f originFlags) int {
 	switch {
 	case f.origin == "":
 		return usageError(e, fs, "--openapi needs --origin")
@@ -30,6 +30,9 @@ func runLintOrigin(ctx context.Context, e Env, fs *flagSet, out *outputFlags, f 
 		return usageError(e, fs, "--origin takes no URL, --method, --body or RPC flags (each listed resource is linted with its listed method and body)")
 	}
 	if err := out.check("text"); err != nil {
+		return usageError(e, fs, "%v", err)
+	}
+	if err := sup.load(e); err != nil {
 		return usageError(e, fs, "%v", err)
 	}
 	runner := ops.Runner{Fetcher: e.fetcher(f.allowPrivate), Now: e.now(), Profile: f.profile}
@@ -42,9 +45,24 @@ func runLintOrigin(ctx context.Context, e Env, fs *flagSet, out *outputFlags, f 
 	}
 	run := formatRun(ops.OpLint, format.FromOriginReport(rep))
 	run.Rules = append(run.Rules, format.ProfileRules(f.profile)...)
+	// The suppressions mark the document findings and every resource's, as
+	// `lint URL` marks one report's (docs/ci.md).
+	if err := sup.apply(run.Results); err != nil {
+		fmt.Fprintf(e.Stderr, "payability: %v\n", err)
+		return ExitInternal
+	}
+	run.Baselined = sup.baseline != nil
+	if out.stdout != "text" {
+		sup.warn(e)
+	}
 	code := out.writeAll(e, run,
-		func(w io.Writer, _ bool) error { return renderLintOrigin(w, rep) },
-		func(w io.Writer) error { return encodeJSON(w, rep) })
+		func(w io.Writer, _ bool) error { return renderLintOriginMarked(w, rep, run.Results, sup.notes()) },
+		func(w io.Writer) error {
+			if !sup.active() {
+				return encodeJSON(w, rep)
+			}
+			return encodeJSON(w, sup.markedOrigin(rep, run.Results))
+		})
 	if code != ExitOK {
 		return code
 	}
@@ -78,6 +96,14 @@ var docLegNames = map[lint.Leg]string{
 // findings, then each listed resource as `lint URL` prints it, then the
 // bottom line for the origin.
 func renderLintOrigin(w io.Writer, r ops.OriginReport) error {
+	return renderLintOriginMarked(w, r, format.FromOriginReport(r), nil)
+}
+
+// renderLintOriginMarked is renderLintOrigin with the suppressions: results
+// are the origin's marked results (the documents first, then one per
+// resource, as format.FromOriginReport returns them), notes the
+// suppressions' lines. The counts leave the suppressed findings out.
+func renderLintOriginMarked(w io.Writer, r ops.OriginReport, results []format.Result, notes []string) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "x402 lint of origin %s\n", r.Origin)
 	fmt.Fprintf(&b, "rules %s revision %s, corpus sha256 %s\n", r.Rules.ID, r.Rules.Revision, r.Rules.CorpusSHA256)
@@ -93,10 +119,17 @@ func renderLintOrigin(w io.Writer, r ops.OriginReport) error {
 		}
 		fmt.Fprintf(&b, "  %-24s %s (%s): %s\n", docLegNames[d.Leg], d.URL, status, state)
 	}
-	errs, warns := 0, 0
+	errs, warns, suppressed := 0, 0, 0
+	for _, res := range results {
+		suppressed += res.Suppressed()
+	}
+	var docMarks []*format.Suppression
+	if len(results) > 0 {
+		docMarks = findingMarks(r.Origin, r.Findings, results[0])
+	}
 	for _, leg := range []lint.Leg{lint.LegOrigin, lint.LegWellKnown, lint.LegManifest, lint.LegOpenAPI} {
 		first := true
-		for _, f := range r.Findings {
+		for i, f := range r.Findings {
 			if f.Leg != leg {
 				continue
 			}
@@ -104,7 +137,10 @@ func renderLintOrigin(w io.Writer, r ops.OriginReport) error {
 				fmt.Fprintf(&b, "\n%s\n", docLegNames[leg])
 				first = false
 			}
-			fmt.Fprintf(&b, "  %-5s  %s: %s\n", f.Severity, f.Field, f.Message)
+			writeLintLine(&b, f, docMarks[i])
+			if docMarks[i] != nil {
+				continue
+			}
 			switch f.Severity {
 			case lint.Error:
 				errs++
@@ -116,18 +152,40 @@ func renderLintOrigin(w io.Writer, r ops.OriginReport) error {
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return err
 	}
-	for _, res := range r.Resources {
+	for i, res := range r.Resources {
 		if _, err := io.WriteString(w, "\n"); err != nil {
 			return err
 		}
-		if err := renderLint(w, res.LintReport); err != nil {
+		marked := format.FromLintReport(res.LintReport)
+		if i+1 < len(results) {
+			marked = results[i+1]
+		}
+		marks := lintMarks(res.LintReport, marked)
+		if err := renderLintMarked(w, res.LintReport, marks, marked, nil); err != nil {
 			return err
 		}
-		e, wn := res.Counts()
-		errs += e
-		warns += wn
+		for j, f := range res.Findings {
+			if marks[j] != nil {
+				continue
+			}
+			switch f.Severity {
+			case lint.Error:
+				errs++
+			case lint.Warn:
+				warns++
+			}
+		}
 	}
-	_, err := fmt.Fprintf(w, "\nX402 LINT ORIGIN — conforms: %s — %d resources, %d errors, %d warnings — %s\n",
-		yesNo(r.Conforms), len(r.Resources), errs, warns, r.CheckedAt)
+	tail := ""
+	if suppressed > 0 {
+		tail = fmt.Sprintf(" — %d suppressed", suppressed)
+	}
+	if len(notes) > 0 {
+		if _, err := io.WriteString(w, "\n"+strings.Join(notes, "\n")+"\n"); err != nil {
+			return err
+		}
+	}
+	_, err := fmt.Fprintf(w, "\nX402 LINT ORIGIN — conforms: %s — %d resources, %d errors, %d warnings%s — %s\n",
+		yesNo(r.Conforms), len(r.Resources), errs, warns, tail, r.CheckedAt)
 	return err
 }

@@ -347,3 +347,66 @@ func TestLintOriginProfile(t *testing.T) {
 		}
 	}
 }
+
+// TestLintOriginSuppressions: lint --origin honours the repository's
+// suppressions as lint URL does: the documents' findings and every
+// resource's are marked (text counts them, JSON lists them with their
+// reason, SARIF carries them as suppressions) and no longer trip the exit;
+// a baseline written by --write-baseline makes the same run pass.
+func TestLintOriginSuppressions(t *testing.T) {
+	srv, _ := originFixture(t)
+	dir := t.TempDir()
+	cfg := writeFile(t, dir, "p.json", `{"ignore": [
+  {"rule": "listing_drift", "reason": "payTo moves this week"},
+  {"rule": "listing_price_mismatch", "reason": "price change rolling out"},
+  {"rule": "listed_not_402", "reason": "r4 is being retired"},
+  {"rule": "status_not_402", "field": "http:status", "reason": "r5 is free on purpose"}]}`)
+	out, _, code := runOrigin(t, srv.URL, "--config", cfg)
+	if code != ExitOK {
+		t.Fatalf("every finding suppressed: exit %d\n%s", code, out)
+	}
+	for _, want := range []string{"[suppressed: payTo moves this week]", "[suppressed: r5 is free on purpose]",
+		"suppressions: 4 findings suppressed", "0 errors, 0 warnings — 4 suppressed"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("text lacks %q:\n%s", want, out)
+		}
+	}
+	js, _, _ := runOrigin(t, srv.URL, "--config", cfg, "--json")
+	var rep struct {
+		Findings   []struct{ Rule string }
+		Suppressed []struct {
+			URL, Rule, Field string
+			Suppressed       struct{ Kind, Reason string }
+		}
+	}
+	if err := json.Unmarshal([]byte(js), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Findings) != 3 || len(rep.Suppressed) != 4 {
+		t.Errorf("JSON: %d document findings (want all 3 kept), %d suppressed (want 4)", len(rep.Findings), len(rep.Suppressed))
+	}
+	for _, s := range rep.Suppressed {
+		if s.Suppressed.Reason == "" || s.Rule == "" {
+			t.Errorf("a suppressed finding without its rule or reason: %+v", s)
+		}
+	}
+	sarif := filepath.Join(dir, "o.sarif")
+	runOrigin(t, srv.URL, "--config", cfg, "--format", "sarif="+sarif)
+	sup := suppressedSARIF(readSARIF(t, sarif))
+	if sup["listing_drift"] != "external: payTo moves this week" && sup["listing_drift"] != "inSource: payTo moves this week" {
+		t.Errorf("SARIF suppressions %v", sup)
+	}
+
+	// A baseline of today's findings: the run passes, and without it fails.
+	base := filepath.Join(dir, "baseline.json")
+	if _, errOut, code := runOrigin(t, srv.URL, "--write-baseline", base); code != ExitOK {
+		t.Fatalf("--write-baseline: exit %d, %s", code, errOut)
+	}
+	cfg2 := writeFile(t, dir, "b.json", `{"baseline": "baseline.json"}`)
+	if out, _, code := runOrigin(t, srv.URL, "--config", cfg2); code != ExitOK || !strings.Contains(out, "4 suppressed") {
+		t.Errorf("with the baseline: exit %d\n%s", code, out)
+	}
+	if _, _, code := runOrigin(t, srv.URL); code != ExitUnexpected {
+		t.Errorf("without suppressions: exit %d, want %d", code, ExitUnexpected)
+	}
+}

@@ -32,7 +32,7 @@ func init() {
 }
 
 func runScan(ctx context.Context, e Env, args []string) int {
-	fs := newFlagSet(e, "scan", "scan --op check|memo|probe|lint [--origin] [--concurrency 64] [--per-host 4] [--host-conns 6] [--allow-private] [--quiet] [--full] [--out FILE] [--json] [--format FORMAT[=FILE]]... [--fail-on LEVEL] [URLS.txt | -]",
+	fs := newFlagSet(e, "scan", "scan --op check|memo|probe|lint [--origin] [--concurrency 64] [--per-host 4] [--host-conns 6] [--allow-private] [--quiet] [--full] [--out FILE] [--json] [--format FORMAT[=FILE]]... [--fail-on LEVEL] [--config FILE] [--write-baseline FILE] [URLS.txt | -]",
 		`Input (a file, or stdin when none or -): one URL per line (blank and # lines ignored), a JSON
 array of URLs, or an x402 Bazaar discovery document (resources[].resource). Output: JSON Lines,
 one record per entry in completion order, after a header record that carries the texts every
@@ -51,6 +51,7 @@ or a failed write; 2 bad usage; 3 the overall reached --fail-on; 130 interrupted
 	outFlags := addOutputFlags(fs, format.FailOnNever)
 	originMode := fs.Bool("origin", false, "with --op lint: every entry is an origin (scheme://host[:port]), linted as lint --origin does: its discovery documents and every resource they list")
 	full := fs.Bool("full", false, "repeat every report field on every JSON Lines record (default: a header record first carries the texts every report shares)")
+	sup := addSuppressFlags(fs)
 	pos, err := parseFlags(e, fs, args)
 	if err != nil {
 		return usageExit(err)
@@ -72,6 +73,9 @@ or a failed write; 2 bad usage; 3 the overall reached --fail-on; 130 interrupted
 		return exitUsage
 	case len(pos) > 1:
 		return usageError(e, fs, "give at most one input (a file, or - for stdin)")
+	}
+	if err := sup.load(e); err != nil {
+		return usageError(e, fs, "%v", err)
 	}
 
 	// Input: a file (its entries are counted on a second handle, so the
@@ -109,6 +113,7 @@ or a failed write; 2 bad usage; 3 the overall reached --fail-on; 130 interrupted
 		fmt.Fprintf(e.Stderr, "payability: %v\n", err)
 		return ExitInternal
 	}
+	sink.sup = sup
 
 	if e.Getenv("GOGC") == "" {
 		defer debug.SetGCPercent(debug.SetGCPercent(scan.GCPercent))
@@ -182,6 +187,7 @@ or a failed write; 2 bad usage; 3 the overall reached --fail-on; 130 interrupted
 	if err := sum.WriteText(e.Stderr); err != nil {
 		code = ExitInternal
 	}
+	sup.warn(e)
 	if guarded.seen() {
 		fmt.Fprintln(e.Stderr, "payability: note: some URLs name a loopback or private address and could not be fetched: the address guard refuses them; use --allow-private to scan a staging endpoint")
 	}

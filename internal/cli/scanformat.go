@@ -23,6 +23,8 @@ type scanSink struct {
 	jsonOut   io.Writer
 	results   []lineResult
 	worst     format.Overall // when only --fail-on needs the records
+	// sup marks each result with the repository's suppressions (nil: none).
+	sup *suppressFlags
 }
 
 type lineResult struct {
@@ -64,20 +66,22 @@ func (o *outputFlags) scanSink(op string, stdout io.Writer) (*scanSink, error) {
 // observer is scan.Options.Observe: nil when only JSON Lines are written,
 // so the scan keeps no record.
 func (s *scanSink) observer() func(scan.Record) {
-	if s.o.stdout == "json" && !s.renders() && s.o.threshold == format.FailOnNever {
+	rewriting := s.sup != nil && *s.sup.writeBaseline != ""
+	if s.o.stdout == "json" && !s.renders() && s.o.threshold == format.FailOnNever && !rewriting && !s.suppressing() {
 		return nil
 	}
-	if s.o.stdout == "json" && !s.renders() {
-		// Only --fail-on needs the records: keep the worst overall, not
-		// one result per entry.
+	if s.o.stdout == "json" && !s.renders() && !rewriting {
+		// Only --fail-on (and the suppressions' counts) need the records:
+		// keep the worst overall, not one result per entry.
 		return func(rec scan.Record) {
-			if o := recordResult(s.op, rec).Overall(); rank(o) > rank(s.worst) {
+			res := s.marked(recordResult(s.op, rec))
+			if o := res.Overall(); rank(o) > rank(s.worst) {
 				s.worst = o
 			}
 		}
 	}
 	return func(rec scan.Record) {
-		s.results = append(s.results, lineResult{rec.Line, recordResult(s.op, rec)})
+		s.results = append(s.results, lineResult{rec.Line, s.marked(recordResult(s.op, rec))})
 	}
 }
 
@@ -131,7 +135,14 @@ func (s *scanSink) finish() (format.Overall, error) {
 	for i, r := range s.results {
 		results[i] = r.res
 	}
+	if s.sup != nil && *s.sup.writeBaseline != "" {
+		if err := s.sup.apply(results); err != nil {
+			s.close()
+			return format.Fail, err
+		}
+	}
 	run := formatRun(s.op, results)
+	run.Baselined = s.sup != nil && s.sup.baseline != nil
 	if s.o.wantsSARIF() {
 		run.Artifact = s.o.loadArtifact()
 	}
@@ -156,4 +167,15 @@ func (s *scanSink) finish() (format.Overall, error) {
 		err = s.o.writeFiles(func(w io.Writer, name string) error { return write(w, name) }, "json")
 	}
 	return overall, err
+}
+
+// suppressing reports whether a configuration is in force.
+func (s *scanSink) suppressing() bool { return s.sup != nil && s.sup.active() }
+
+// marked is res with the suppressions' marks.
+func (s *scanSink) marked(res format.Result) format.Result {
+	if s.suppressing() {
+		s.sup.matcher.Apply(&res)
+	}
+	return res
 }

@@ -69,6 +69,11 @@ type Finding struct {
 	Message string
 	Leg     string
 	Entry   *int
+	// Suppressed is the suppression the repository's configuration puts on
+	// the finding (an ignore entry with its reason, or the baseline); nil
+	// when none. A suppressed finding is still rendered, marked so, but no
+	// count, overall or --fail-on threshold reads it.
+	Suppressed *Suppression
 }
 
 // Case is one rule or factor evaluated on an endpoint (a JUnit testcase):
@@ -98,9 +103,12 @@ func (r Result) Findings() []Finding {
 	return out
 }
 
-// Counts returns the number of findings at each level.
+// Counts returns the number of unsuppressed findings at each level.
 func (r Result) Counts() (errs, warnings, notes int) {
 	for _, f := range r.Findings() {
+		if f.Suppressed != nil {
+			continue
+		}
 		switch f.Level {
 		case LevelError:
 			errs++
@@ -113,7 +121,7 @@ func (r Result) Counts() (errs, warnings, notes int) {
 	return
 }
 
-// Overall is fail when any finding is an error, warn when any is a
+// Overall is fail when any unsuppressed finding is an error, warn when any is a
 // warning, else pass.
 func (r Result) Overall() Overall {
 	errs, warnings, _ := r.Counts()
@@ -136,6 +144,9 @@ type Run struct {
 	// Artifact is the repository file SARIF locates every result in (the
 	// file listing the URLs); the zero value is PlaceholderArtifact.
 	Artifact Artifact
+	// Baselined: a baseline was compared, so every SARIF result says
+	// whether it is new or in the baseline (baselineState).
+	Baselined bool
 }
 
 // Overall is the worst overall of the run's results (pass when it has none).

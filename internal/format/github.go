@@ -18,13 +18,16 @@ func GitHub(w io.Writer, results []Result) error {
 	for _, r := range results {
 		for _, f := range r.Findings() {
 			cmd := "notice"
-			switch f.Level {
-			case LevelError:
+			switch {
+			case f.Suppressed != nil:
+				// A suppressed finding is a notice: still in the log,
+				// never an error or warning annotation.
+			case f.Level == LevelError:
 				cmd = "error"
-			case LevelWarning:
+			case f.Level == LevelWarning:
 				cmd = "warning"
 			}
-			msg := r.URL + " " + f.Field + ": " + f.Message
+			msg := r.URL + " " + f.Field + ": " + f.Message + suppressedNote(f.Suppressed)
 			bw.WriteString("::" + cmd + " title=" + escapeProperty(f.Rule) + "::" + escapeData(msg) + "\n")
 		}
 	}

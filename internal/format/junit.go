@@ -60,8 +60,8 @@ func JUnit(w io.Writer, run Run, failOn FailOn) error {
 			var fails, rest []string
 			var first *Finding
 			for i, f := range c.Findings {
-				line := x(string(f.Level) + " " + f.Rule + " " + f.Field + ": " + f.Message)
-				if failOn.failing(f.Level) {
+				line := x(string(f.Level) + " " + f.Rule + " " + f.Field + ": " + f.Message + suppressedNote(f.Suppressed))
+				if failOn.failing(f.Level) && f.Suppressed == nil {
 					fails = append(fails, line)
 					if first == nil {
 						first = &c.Findings[i]

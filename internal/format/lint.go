@@ -34,15 +34,21 @@ func FromLint(url string, r lint.Result, rules []Rule) Result {
 			at[f.Rule] = i
 			cases = append(cases, Case{Name: f.Rule})
 		}
-		field := string(f.Leg)
-		if f.Field != "" {
-			field += ":" + f.Field
-		}
-		cases[i].Findings = append(cases[i].Findings, Finding{Rule: f.Rule, Level: LintLevel(f.Severity), Field: field, Message: f.Message, Leg: string(f.Leg), Entry: f.Entry})
+		cases[i].Findings = append(cases[i].Findings, LintFinding(f))
 	}
 	outcome := "conforms: no"
 	if r.Conforms {
 		outcome = "conforms: yes"
 	}
 	return Result{Op: "lint", URL: url, Outcome: outcome, Cases: cases}
+}
+
+// LintFinding maps one lint finding: its own severity, its field the leg, a
+// colon and the JSON path.
+func LintFinding(f lint.Finding) Finding {
+	field := string(f.Leg)
+	if f.Field != "" {
+		field += ":" + f.Field
+	}
+	return Finding{Rule: f.Rule, Level: LintLevel(f.Severity), Field: field, Message: f.Message, Leg: string(f.Leg), Entry: f.Entry}
 }

@@ -40,7 +40,11 @@ func Markdown(w io.Writer, run Run) error {
 				fmt.Fprintln(bw, "| --- | --- | --- | --- | --- |")
 				any = true
 			}
-			fmt.Fprintf(bw, "| %s | %s | %s | %s | %s |\n", mdCode(r.URL), f.Level, mdCode(f.Rule), mdCode(f.Field), mdCode(f.Message))
+			level := string(f.Level)
+			if f.Suppressed != nil {
+				level += " (suppressed)"
+			}
+			fmt.Fprintf(bw, "| %s | %s | %s | %s | %s |\n", mdCode(r.URL), level, mdCode(f.Rule), mdCode(f.Field), mdCode(f.Message+suppressedNote(f.Suppressed)))
 		}
 	}
 	if more > 0 {
@@ -49,6 +53,9 @@ func Markdown(w io.Writer, run Run) error {
 	if !any {
 		fmt.Fprintln(bw)
 		fmt.Fprintln(bw, "No findings.")
+	}
+	if n := run.Suppressed(); n > 0 {
+		fmt.Fprintf(bw, "\n%d findings are suppressed by the repository's configuration (an ignore entry or the baseline): listed, never counted.\n", n)
 	}
 	return bw.Flush()
 }

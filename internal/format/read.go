@@ -31,11 +31,12 @@ func (e *ReadError) Error() string {
 
 // The reasons of a ReadError.
 const (
-	ReadNotJSON      = "not JSON"
-	ReadTooLarge     = "over 1 MiB"
-	ReadNotAReport   = "not a payability report or scan record"
-	ReadMixedOps     = "an op other than the first value's"
-	ReadUnknownState = "a state, grade or decision the published documents do not name"
+	ReadNotJSON        = "not JSON"
+	ReadTooLarge       = "over 1 MiB"
+	ReadNotAReport     = "not a payability report or scan record"
+	ReadMixedOps       = "an op other than the first value's"
+	ReadUnknownState   = "a state, grade or decision the published documents do not name"
+	ReadNotOneEndpoint = "a report of many endpoints (lint --mcp); write its formats with its own --format"
 )
 
 // record is the JSON shape of one scan record (internal/scan.Record).
@@ -247,6 +248,14 @@ func readReport(raw json.RawMessage) (string, Result, string) {
 		var r ops.LintReport
 		if json.Unmarshal(raw, &r) != nil {
 			return "", Result{}, ReadNotAReport
+		}
+		var mode struct {
+			Mode string `json:"mode"`
+		}
+		if json.Unmarshal(raw, &mode) != nil || mode.Mode != "" {
+			// A lint --mcp report is one result per tool, not one
+			// endpoint: refused rather than read as a clean endpoint.
+			return "", Result{}, ReadNotOneEndpoint
 		}
 		for _, f := range r.Findings {
 			if f.Severity != lint.Error && f.Severity != lint.Warn && f.Severity != lint.Info {

@@ -168,3 +168,13 @@ func FuzzReadReports(f *testing.F) {
 		}
 	})
 }
+
+// A lint --mcp report is many results; render refuses it rather than read
+// it as one clean endpoint.
+func TestReadReportsRefusesAnMCPReport(t *testing.T) {
+	_, _, err := ReadReports(strings.NewReader(`{"op":"lint","mode":"mcp","url":"https://mcp.example/mcp","tools":[]}`))
+	var re *ReadError
+	if !errors.As(err, &re) || re.Reason != ReadNotOneEndpoint {
+		t.Errorf("got %v", err)
+	}
+}

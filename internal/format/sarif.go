@@ -99,6 +99,9 @@ type sarifResult struct {
 	Locations           []sarifLocation   `json:"locations"`
 	PartialFingerprints map[string]string `json:"partialFingerprints"`
 	Properties          sarifProps        `json:"properties"`
+	// Suppressions and BaselineState: SARIF 2.1.0 §3.27.23 and §3.27.24.
+	Suppressions  []sarifSuppression `json:"suppressions,omitempty"`
+	BaselineState string             `json:"baselineState,omitempty"`
 }
 
 // sarifProps carries the endpoint and the finding's coordinates as data
@@ -162,7 +165,11 @@ func SARIF(w io.Writer, run Run) error {
 	var pending []pendingResult
 	for _, res := range run.Results {
 		for _, f := range res.Findings() {
-			pending = append(pending, pendingResult{res, f, f.Level.rank()})
+			rank := f.Level.rank()
+			if f.Suppressed != nil {
+				rank = 0 // kept after every finding that counts
+			}
+			pending = append(pending, pendingResult{res, f, rank})
 		}
 	}
 	omitted := 0
@@ -223,7 +230,9 @@ func SARIF(w io.Writer, run Run) error {
 				"primaryLocationLineHash": fp[:16] + ":" + strconv.Itoa(seen[fp]),
 				FingerprintKey:            fp,
 			},
-			Properties: sarifProps{Endpoint: res.URL, Op: res.Op, Field: f.Field, Leg: f.Leg, Entry: f.Entry},
+			Properties:    sarifProps{Endpoint: res.URL, Op: res.Op, Field: f.Field, Leg: f.Leg, Entry: f.Entry},
+			Suppressions:  sarifSuppressions(f.Suppressed),
+			BaselineState: baselineState(run.Baselined, f.Suppressed),
 		})
 	}
 	srules := make([]sarifRule, len(rules))
@@ -308,6 +317,8 @@ func fallbackDescription(id string) string {
 		return "The URL policy refused the entry; no request was sent."
 	case strings.HasPrefix(id, "error/"):
 		return "The entry produced no verdict (interrupted or an internal error)."
+	case mcpRuleText[id] != "":
+		return mcpRuleText[id]
 	}
 	return "A rule this build of payability does not describe."
 }

@@ -300,6 +300,22 @@ func TestActionLintLoop(t *testing.T) {
 	}
 }
 
+// TestActionSuppressions: the config input's ignore entry suppresses the
+// free site's error: the step passes, the summary and SARIF still list it.
+func TestActionSuppressions(t *testing.T) {
+	free := freeSite(t)
+	cfg := filepath.Join(t.TempDir(), "payability.json")
+	os.WriteFile(cfg, []byte(`{"ignore": [{"rule": "status_not_402", "reason": "free on purpose"}]}`), 0o644)
+	r := runAction(t, map[string]string{"urls": free, "op": "lint", "allow-private": "true", "config": cfg})
+	if r.code != 0 || r.outputs["overall"] != "pass" {
+		t.Fatalf("exit %d, overall %q\n%s", r.code, r.outputs["overall"], r.stdout)
+	}
+	if !strings.Contains(r.summary, "| error (suppressed) |") || !strings.Contains(r.stdout, "::notice title=status_not_402::") ||
+		!strings.Contains(readFile(t, r.outputs["sarif"]), `"justification": "free on purpose"`) {
+		t.Errorf("summary:\n%s\nstdout:\n%s", r.summary, r.stdout)
+	}
+}
+
 // TestActionRefusesBadInputs: a bad input stops before anything is fetched,
 // with an annotation and exit 2.
 func TestActionRefusesBadInputs(t *testing.T) {

@@ -60,6 +60,10 @@ printf '%s\n' "${INPUT_URLS:-}" | tr -d '\r' | sed -e 's/^[[:space:]]*//' -e 's/
 
 private=()
 [ "$allow_private" = true ] && private=(--allow-private)
+# The suppressions (docs/ci.md): scan (lint) and render read the same file;
+# without the input each finds .payability.json itself.
+config_args=()
+[ -n "${INPUT_CONFIG:-}" ] && config_args=(--config "$INPUT_CONFIG")
 
 mode=loop
 case "$op" in
@@ -69,7 +73,7 @@ esac
 
 case "$mode" in
   scan)
-    payability scan --op "$op" --quiet "${private[@]}" --out "$report" "$urls"
+    payability scan --op "$op" --quiet "${private[@]}" "${config_args[@]}" --out "$report" "$urls"
     rc=$?
     [ "$rc" -eq 0 ] || fail "payability scan exited $rc" 1
     ;;
@@ -109,7 +113,7 @@ fi
 artifact_args=()
 [ -n "$artifact" ] && artifact_args=(--artifact "$artifact")
 
-payability render --fail-on "$fail_on" "${artifact_args[@]}" \
+payability render --fail-on "$fail_on" "${artifact_args[@]}" "${config_args[@]}" \
   --format github \
   --format sarif="$sarif" --format junit="$junit" --format markdown="$summary" --format overall="$overall_file" \
   "$report"
