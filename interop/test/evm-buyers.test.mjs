@@ -183,6 +183,50 @@ test("the test facilitator really checks the EVM signature against the requireme
   assert.equal((await alter({ extra: { ...paymentRequirements.extra, name: "USD Coin" } })).reason, "invalid_exact_evm_payload_signature");
 });
 
+// x402-preflight on Base: the buyer that holds only Base USDC buys the
+// third service's answers (issue 25's done-when), each paid and settled once.
+for (const [route, name, price, check] of [
+  ["/toll/x402/preflight", "preflight", "20000", (r) => {
+    assert.equal(r.document, "x402-preflight/v1");
+    assert.ok(["GO", "HOLD", "STOP"].includes(r.decision), r.decision);
+  }],
+  ["/toll/x402/lint", "lint", "10000", (r) => {
+    assert.equal(r.rules.id, "x402-lint/v1");
+    assert.equal(typeof r.conforms, "boolean");
+  }],
+]) {
+  test(`the v2 client holding only Base USDC buys a signed ${name} once, and payability verify accepts it`, async () => {
+    const client = new x402Client().register("eip155:*", new ExactEvmScheme(buyer));
+    const settles = fac.callsTo("/settle").length;
+    const res = await paidPost(wrapFetchWithPayment(fetch, client), base.url, route);
+    const text = await res.text();
+    assert.equal(res.status, 200, text);
+    const rep = JSON.parse(text);
+    assert.equal(rep.op, name);
+    check(rep);
+    assert.equal(rep.price.usdc_units, price);
+    assert.match(rep.payment.tx, /^0x[0-9a-f]{64}$/);
+    const receipt = decodePaymentResponseHeader(res.headers.get("PAYMENT-RESPONSE"));
+    assert.equal(receipt.network, BASE);
+    assert.equal(receipt.transaction, rep.payment.tx);
+    await verifyReport(base.url, text, `evm-v2-${name}`);
+    assert.equal(fac.callsTo("/settle").length, settles + 1, "paid once, settled once");
+    const { paymentRequirements: req } = lastSettle();
+    assert.deepEqual({ network: req.network, amount: req.amount, payTo: req.payTo }, { network: BASE, amount: price, payTo: evmPayee });
+
+    // The same payload again: refused, not settled again.
+    const header = Buffer.from(JSON.stringify(lastSettle().paymentPayload)).toString("base64");
+    const again = await fetch(`${base.url}${route}`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "PAYMENT-SIGNATURE": header },
+      body: JSON.stringify({ url: target.url }),
+    });
+    assert.equal(again.status, 402);
+    assert.equal((await again.json()).error, "payment_already_used");
+    assert.equal(fac.callsTo("/settle").length, settles + 1);
+  });
+}
+
 test("our own check, memo and probe still grade our service POPULATED, BOUND and PRESENT-FAIL-CLOSED with the EVM entry", async () => {
   for (const route of ["/toll/payability/check", "/toll/rail-probe/probe"]) {
     const url = `${base.url}${route}`;
