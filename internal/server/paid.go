@@ -29,7 +29,10 @@ type PaidReport struct {
 
 // PaymentRef names the payment of a paid report.
 type PaymentRef struct {
-	Rail    string `json:"rail"`
+	Rail string `json:"rail"`
+	// Network is the CAIP-2 network of the payment transaction (a Solana
+	// cluster or an EVM chain): Tx is read on it.
+	Network string `json:"network"`
 	Tx      string `json:"tx"`
 	Resumed bool   `json:"resumed"`
 }
@@ -178,7 +181,7 @@ func (s *Server) deliver(w http.ResponseWriter, r *http.Request, op, route strin
 	price := s.cfg.Gate.Offers[op].Price
 	signed, err := report.Sign(PaidReport{
 		Report:  rep,
-		Payment: PaymentRef{Rail: t.Payment.Rail, Tx: t.Payment.Tx, Resumed: t.Resumed},
+		Payment: PaymentRef{Rail: t.Payment.Rail, Network: t.Payment.Network, Tx: t.Payment.Tx, Resumed: t.Resumed},
 		Price:   PriceRef{USDCUnits: strconv.FormatUint(price, 10), Label: priceLabel(price)},
 	}, s.cfg.Key)
 	if err != nil {

@@ -41,6 +41,7 @@ const (
 	timePattern = `^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z$`
 	hexPin      = `^[0-9a-f]{64}$`
 	digits      = `^[0-9]+$`
+	caip2       = `^[-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,32}$` // CAIP-2, as store.IsCAIP2 reads it
 )
 
 // urlBodySchema is the body of a paid route: {"url": …}, nothing else.
@@ -97,8 +98,8 @@ func reportSchema(op string) schema {
 	service := serviceOfOp(op)
 	props := envelopeProps(service)
 	props["op"] = strConst(op)
-	props["payment"] = closedObject([]string{"rail", "tx", "resumed"}, schema{
-		"rail": strEnum(gate.RailDirect, gate.RailFacilitator), "tx": str(), "resumed": boolean(),
+	props["payment"] = closedObject([]string{"rail", "network", "tx", "resumed"}, schema{
+		"rail": strEnum(gate.RailDirect, gate.RailFacilitator), "network": pattern(caip2), "tx": str(), "resumed": boolean(),
 	})
 	props["price"] = closedObject([]string{"usdc_units", "label"}, schema{"usdc_units": pattern(digits), "label": str()})
 	required := append([]string{}, envelopeRequired...)

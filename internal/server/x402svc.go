@@ -250,8 +250,8 @@ func x402ReportSchema(op string) schema {
 		"op":         strConst(op),
 		"url":        str(),
 		"checked_at": pattern(timePattern),
-		"payment": closedObject([]string{"rail", "tx", "resumed"}, schema{
-			"rail": strEnum(gate.RailDirect, gate.RailFacilitator), "tx": str(), "resumed": boolean(),
+		"payment": closedObject([]string{"rail", "network", "tx", "resumed"}, schema{
+			"rail": strEnum(gate.RailDirect, gate.RailFacilitator), "network": pattern(caip2), "tx": str(), "resumed": boolean(),
 		}),
 		"price":     closedObject([]string{"usdc_units", "label"}, schema{"usdc_units": pattern(digits), "label": str()}),
 		"signature": signatureSchema(),

@@ -186,6 +186,7 @@ test("the v2 client (@x402/fetch + @x402/svm) buys a signed preflight record onc
   assert.equal(record.url, target.url);
   assert.ok(["GO", "HOLD", "STOP"].includes(record.decision), record.decision);
   assert.equal(record.payment.rail, "facilitator");
+  assert.match(record.payment.network, /^solana:/);
   assert.equal(record.price.usdc_units, "20000");
   assert.equal(decodePaymentResponseHeader(res.headers.get("PAYMENT-RESPONSE")).transaction, record.payment.tx);
   await verifyReport(text, "v2-preflight");

@@ -108,6 +108,7 @@ test("the v2 client (@x402/fetch + @x402/evm) holding only Base USDC pays a chec
   assert.equal(res.status, 200, text);
   const report = JSON.parse(text);
   assert.equal(report.payment.rail, "facilitator");
+  assert.equal(report.payment.network, BASE, "the report names the chain its transaction is on");
   assert.match(report.payment.tx, /^0x[0-9a-f]{64}$/);
   const receipt = decodePaymentResponseHeader(res.headers.get("PAYMENT-RESPONSE"));
   assert.equal(receipt.success, true);
@@ -163,6 +164,7 @@ test("the v1 client (x402-fetch) pays a probe on base-sepolia, and the report ve
   assert.equal(receipt.success, true);
   assert.equal(receipt.transaction, report.payment.tx);
   assert.equal(receipt.network, "base-sepolia");
+  assert.equal(report.payment.network, "eip155:84532", "the report names the chain by CAIP-2 whatever the buyer's dialect");
   await verifyReport(sepolia.url, text, "evm-v1-probe");
   const { x402Version, paymentRequirements: req } = lastSettle();
   assert.equal(x402Version, 1);
@@ -206,6 +208,7 @@ for (const [route, name, price, check] of [
     check(rep);
     assert.equal(rep.price.usdc_units, price);
     assert.match(rep.payment.tx, /^0x[0-9a-f]{64}$/);
+    assert.equal(rep.payment.network, BASE);
     const receipt = decodePaymentResponseHeader(res.headers.get("PAYMENT-RESPONSE"));
     assert.equal(receipt.network, BASE);
     assert.equal(receipt.transaction, rep.payment.tx);
