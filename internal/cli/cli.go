@@ -17,6 +17,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/exchangerebel/payability/internal/buildinfo"
+	"github.com/exchangerebel/payability/internal/monitor"
 	"github.com/exchangerebel/payability/internal/ops"
 	"github.com/exchangerebel/payability/internal/target"
 )
@@ -38,6 +39,13 @@ type Env struct {
 	Stderr io.Writer
 	// NewFetcher builds the target fetcher; nil means the guarded target client.
 	NewFetcher func(allowPrivate bool) ops.Fetcher
+	// FetchTimeout, when set, bounds one request of the guarded target
+	// client instead of target.DefaultTimeout (a test holds requests at a
+	// seller for as long as its barrier needs, none timing out).
+	FetchTimeout time.Duration
+	// NewCatalogFetcher builds the client catalogs are read with; nil means
+	// the guarded target client with the catalogs' body cap.
+	NewCatalogFetcher func(allowPrivate bool) monitor.CatalogFetcher
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 	// IsTerminal reports whether w is a terminal (colour); nil means detect.
@@ -146,10 +154,15 @@ func (e Env) fetcher(allowPrivate bool) ops.Fetcher { return e.fetcherLimited(al
 // to one target host over every request of the command
 // (target.DefaultHostConns when 0).
 func (e Env) fetcherLimited(allowPrivate bool, hostConns int) ops.Fetcher {
+	return e.fetcherWith(allowPrivate, target.NewHostLimit(hostConns))
+}
+
+// fetcherWith is fetcher under the per-host limit hl.
+func (e Env) fetcherWith(allowPrivate bool, hl *target.HostLimit) ops.Fetcher {
 	if e.NewFetcher != nil {
 		return e.NewFetcher(allowPrivate)
 	}
-	return target.New(target.Options{AllowPrivate: allowPrivate, UserAgent: buildinfo.UserAgent, HostLimit: target.NewHostLimit(hostConns)})
+	return target.New(target.Options{AllowPrivate: allowPrivate, UserAgent: buildinfo.UserAgent, HostLimit: hl, Timeout: e.FetchTimeout})
 }
 
 func (e Env) now() func() time.Time {

@@ -33,7 +33,7 @@ func init() {
 	register(command{"monitor", "watch endpoints on a schedule: history, API, status page, badges, webhooks, metrics, signed records", runMonitor})
 }
 
-const monitorUsage = "monitor --config FILE [--store sqlite:PATH|postgres://…] [--data-dir DIR] [--addr ADDR] [--public-url URL] [--allow-private] [--key-dir DIR]"
+const monitorUsage = "monitor --config FILE [--store sqlite:PATH|postgres://…] [--data-dir DIR] [--addr ADDR] [--public-url URL] [--allow-private] [--key-dir DIR] [--ops-token-env NAME] [--workers N] [--host-conns N] [--host-spacing DURATION]\n       payability monitor import --from URL [--from URL …] [--ops OPS] [--every DURATION] [--dry-run] [--store …] [--data-dir DIR] [--allow-private]\n       payability monitor report …"
 
 const monitorNote = `Runs every configured endpoint's ops on their schedule (River jobs in the store's database;
 several instances on one PostgreSQL run each check once) and serves what it observed: the JSON API
@@ -43,10 +43,36 @@ exit status: 0 shut down gracefully; 1 could not start or serve; 2 bad usage or 
 
 type monitorFlags struct {
 	config, storeDSN, dataDir, addr, publicURL, keyDir string
+	opsTokenEnv                                        string
 	allowPrivate                                       bool
+	load                                               monitorLoad
 }
 
+// monitorLoad is how much one monitor instance asks of the machine and of
+// the targets: its workers, and its politeness per target host.
+type monitorLoad struct {
+	workers     int           // checks at once (0: River's queue default of the store, 10 PostgreSQL, 4 SQLite)
+	hostConns   int           // connections open at once to one host
+	hostSpacing time.Duration // least time between two connections opened to one host
+}
+
+// Politeness defaults of a monitor instance (docs/monitor.md, "Running a
+// directory").
+const (
+	DefaultMonitorHostConns   = 2
+	DefaultMonitorHostSpacing = 100 * time.Millisecond
+)
+
+// defaultMonitorLoad is serve --monitor's, which has no flags for it.
+var defaultMonitorLoad = monitorLoad{hostConns: DefaultMonitorHostConns, hostSpacing: DefaultMonitorHostSpacing}
+
 func runMonitor(ctx context.Context, e Env, args []string) int {
+	if len(args) > 0 && args[0] == "import" {
+		return runMonitorImport(ctx, e, args[1:])
+	}
+	if len(args) > 0 && args[0] == "report" {
+		return runMonitorReport(ctx, e, args[1:])
+	}
 	fs := newFlagSet(e, "monitor", monitorUsage, monitorNote, storeNote)
 	var f monitorFlags
 	fs.StringVar(&f.config, "config", "", "the monitor configuration `FILE` (JSON; docs/monitor.md)")
@@ -54,7 +80,11 @@ func runMonitor(ctx context.Context, e Env, args []string) int {
 	fs.StringVar(&f.addr, "addr", "127.0.0.1:8403", "the listen address `HOST:PORT`")
 	fs.StringVar(&f.publicURL, "public-url", "", "the base `URL` the public reaches this monitor at (links in the page and badges)")
 	fs.BoolVar(&f.allowPrivate, "allow-private", false, "allow endpoints on loopback and private addresses (private deployments, tests)")
+	fs.StringVar(&f.opsTokenEnv, "ops-token-env", "", "the environment variable `NAME` holding the bearer token that changes the endpoint set through the API (POST/PATCH/DELETE /api/v1/endpoints); without it the API is read-only")
 	fs.StringVar(&f.keyDir, "key-dir", "", "the key `DIR`: signing-key.pem signs reliability records (created on first start), retired/*.pem stay in the JWKS (default <data-dir>)")
+	fs.IntVar(&f.load.workers, "workers", 0, "checks this instance runs at once, `N` in [1, 1000] (default 10 on PostgreSQL, 4 on SQLite)")
+	fs.IntVar(&f.load.hostConns, "host-conns", DefaultMonitorHostConns, "politeness: connections open at once to one target host, `N` in [1, 64], over every worker of this instance")
+	fs.DurationVar(&f.load.hostSpacing, "host-spacing", DefaultMonitorHostSpacing, "politeness: least time between two connections opened to one target host (`DURATION`, 0 for none, at most 1m)")
 	pos, err := parseFlags(e, fs, args)
 	if err != nil {
 		return usageExit(err)
@@ -68,6 +98,14 @@ func runMonitor(ctx context.Context, e Env, args []string) int {
 	}
 	if f.config == "" {
 		return usageError(e, fs, "--config is required")
+	}
+	if msg := f.load.check(); msg != "" {
+		return usageError(e, fs, "%s", msg)
+	}
+	token, err := opsToken(e, f.opsTokenEnv)
+	if err != nil {
+		fmt.Fprintf(e.Stderr, "payability monitor: %v\n", err)
+		return exitUsage
 	}
 	cfg, err := loadMonitorConfig(f.config)
 	if err != nil {
@@ -110,7 +148,7 @@ func runMonitor(ctx context.Context, e Env, args []string) int {
 		return ExitInternal
 	}
 	live, err := startLiveMonitor(f.config, cfg, receivers, func(cfg *monitor.Config, receivers []schedule.Receiver) (*monitorRun, error) {
-		return startMonitor(ctx, e, cfg, st, f.storeDSN, f.dataDir, f.allowPrivate, f.publicURL, "/metrics", logger, key, keys, receivers)
+		return startMonitor(ctx, e, cfg, st, f.storeDSN, f.dataDir, f.allowPrivate, f.load, f.publicURL, "/metrics", logger, key, keys, receivers, token)
 	}, e)
 	if err != nil {
 		fmt.Fprintf(e.Stderr, "payability monitor: %v\n", err)
@@ -121,7 +159,7 @@ func runMonitor(ctx context.Context, e Env, args []string) int {
 	}
 	defer live.stop()
 	backend, _ := storeBackend(f.storeDSN, f.dataDir)
-	fmt.Fprintf(e.Stderr, "payability monitor: %d endpoints; store: %s\n", len(cfg.Endpoints), backend)
+	fmt.Fprintf(e.Stderr, "payability monitor: %d endpoints in the file, %d sources; store: %s\n", len(cfg.Endpoints), len(cfg.Sources), backend)
 	probe := health.New(server.StoreCheck(st))
 	return serveUntilDone(ctx, e, ln, live, daemon{name: "monitor", probe: probe, reload: live.reload})
 }
@@ -212,24 +250,54 @@ func monitorReceivers(e Env, cfg *monitor.Config) ([]schedule.Receiver, error) {
 			}
 		}
 	}
+	for i, src := range cfg.Sources {
+		for _, op := range src.Ops {
+			if _, ok := built[op]; !ok {
+				return nil, badFlag{fmt.Sprintf("config: sources[%d]: op %s is not available in this build", i, op)}
+			}
+		}
+	}
 	var receivers []schedule.Receiver
 	for i, w := range cfg.Webhooks {
 		secret := e.Getenv(w.SecretEnv)
 		if secret == "" {
 			return nil, badFlag{fmt.Sprintf("config: webhooks[%d].secret_env: %s is not set", i, w.SecretEnv)}
 		}
-		receivers = append(receivers, schedule.Receiver{ID: w.ID, URL: w.URL, Secret: []byte(secret)})
+		receivers = append(receivers, schedule.Receiver{ID: w.ID, URL: w.URL, Secret: []byte(secret), Format: w.Format})
 	}
 	return receivers, nil
 }
 
-func startMonitor(ctx context.Context, e Env, cfg *monitor.Config, st store.Store, dsn, dataDir string, allowPrivate bool, publicURL, metricsPath string, logger *slog.Logger, key report.Key, keys report.KeySet, receivers []schedule.Receiver) (*monitorRun, error) {
+// check returns what is wrong with the flags, "" when nothing.
+func (l monitorLoad) check() string {
+	switch {
+	case l.workers < 0 || l.workers > 1000:
+		return "--workers must be in [1, 1000]"
+	case l.hostConns < 1 || l.hostConns > 64:
+		return "--host-conns must be in [1, 64]"
+	case l.hostSpacing < 0 || l.hostSpacing > time.Minute:
+		return "--host-spacing must be in [0, 1m]"
+	}
+	return ""
+}
+
+func startMonitor(ctx context.Context, e Env, cfg *monitor.Config, st store.Store, dsn, dataDir string, allowPrivate bool, load monitorLoad, publicURL, metricsPath string, logger *slog.Logger, key report.Key, keys report.KeySet, receivers []schedule.Receiver, token []byte) (*monitorRun, error) {
 	hist, ok := st.(store.History)
-	if !ok {
+	cat, ok2 := st.(store.EndpointCatalog)
+	if !ok || !ok2 {
 		return nil, errors.New("the store keeps no history")
 	}
-	runner := ops.Runner{Fetcher: e.fetcher(allowPrivate), Now: e.now()}
-	m := &monitor.Monitor{Config: cfg, History: hist, Observers: monitor.OpsObservers(runner), Now: e.now(), Log: logger}
+	// One polite limit per instance: every worker's checks share it.
+	runner := ops.Runner{Fetcher: e.fetcherWith(allowPrivate, target.NewPoliteHostLimit(load.hostConns, load.hostSpacing)), Now: e.now()}
+	m := &monitor.Monitor{Config: cfg, History: hist, Catalog: cat, AllowPrivate: allowPrivate, Observers: monitor.OpsObservers(runner), Now: e.now(), Log: logger}
+	// The file seeds the stored set (a reload reseeds it: see monitor.Seed).
+	if err := m.Seed(ctx); err != nil {
+		if errors.Is(err, store.ErrTooManyEndpoints) {
+			return nil, badFlag{fmt.Sprintf("config: the store would hold more than %d endpoints", store.MaxEndpoints)}
+		}
+		return nil, err
+	}
+	imp := &monitor.Importer{Monitor: m, Fetch: e.catalogFetcher(allowPrivate), AllowPrivate: allowPrivate}
 	reg := prometheus.NewRegistry()
 	if metricsPath == "/metrics" { // standalone: the process's own metrics too
 		reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
@@ -238,8 +306,13 @@ func startMonitor(ctx context.Context, e Env, cfg *monitor.Config, st store.Stor
 	m.Recorded = metrics.Recorded
 	// River's own lines only from warnings up: the check lines are ours.
 	riverLog := slog.New(slog.NewTextHandler(e.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	sched, err := schedule.Open(ctx, schedule.Options{DB: scheduleDB(dsn, dataDir), Monitor: m, Logger: riverLog,
-		Receivers: receivers, Post: e.poster(allowPrivate), Now: e.now(), DeliveryResult: metrics.Delivery})
+	sched, err := schedule.Open(ctx, schedule.Options{DB: scheduleDB(dsn, dataDir), Monitor: m, Logger: riverLog, Workers: load.workers,
+		Receivers: receivers, Post: e.poster(allowPrivate), Now: e.now(), DeliveryResult: metrics.Delivery,
+		Skipped: metrics.Skipped, Lag: metrics.Lag,
+		Import: func(ctx context.Context, src monitor.Source) error {
+			_, err := imp.Import(ctx, src)
+			return err
+		}})
 	if err != nil {
 		return nil, err
 	}
@@ -248,7 +321,7 @@ func startMonitor(ctx context.Context, e Env, cfg *monitor.Config, st store.Stor
 		return nil, err
 	}
 	h := monitorhttp.New(monitorhttp.Config{Monitor: m, PublicURL: publicURL, Registry: reg, MetricsPath: metricsPath,
-		Key: &key, KeySet: &keys, ServeJWKS: metricsPath == "/metrics"})
+		Key: &key, KeySet: &keys, ServeJWKS: metricsPath == "/metrics", OpsToken: token, Changed: sched.Poke})
 	return &monitorRun{handler: h, stop: func() {
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), schedule.JobTimeout)
 		defer cancel()
@@ -303,7 +376,7 @@ func serveWithMonitor(ctx context.Context, e Env, f serveFlags, srv http.Handler
 		return nil, nil, nil, ExitInternal
 	}
 	live, err := startLiveMonitor(f.monitor, cfg, receivers, func(cfg *monitor.Config, receivers []schedule.Receiver) (*monitorRun, error) {
-		return startMonitor(ctx, e, cfg, st, f.storeDSN, f.dataDir, f.allowPrivate, f.publicURL, monitorMetricsPath, logger, key, keys, receivers)
+		return startMonitor(ctx, e, cfg, st, f.storeDSN, f.dataDir, f.allowPrivate, defaultMonitorLoad, f.publicURL, monitorMetricsPath, logger, key, keys, receivers, nil)
 	}, e)
 	if err != nil {
 		st.Close()

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/exchangerebel/payability/internal/ops"
+	"github.com/exchangerebel/payability/internal/schedule"
 )
 
 // lockedBuffer is a writer the command and the test share.
@@ -67,10 +68,16 @@ func startCLI(t *testing.T, args ...string) (base string, stderr *lockedBuffer, 
 // startCLIWith is startCLI with a fetcher and a clock of the test's.
 func startCLIWith(t *testing.T, fetcher func(bool) ops.Fetcher, now func() time.Time, args ...string) (base string, stderr *lockedBuffer, wait func() int) {
 	t.Helper()
+	return startCLIEnv(t, Env{NewFetcher: fetcher, Now: now}, args...)
+}
+
+// startCLIEnv is startCLI with the test's Env (its streams and Getenv are
+// the harness's).
+func startCLIEnv(t *testing.T, e Env, args ...string) (base string, stderr *lockedBuffer, wait func() int) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	stderr = &lockedBuffer{}
-	e := Env{Getenv: func(string) string { return "" }, Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: stderr,
-		NewFetcher: fetcher, Now: now}
+	e.Getenv, e.Stdin, e.Stdout, e.Stderr = func(string) string { return "" }, strings.NewReader(""), io.Discard, stderr
 	done := make(chan int, 1)
 	go func() { done <- e.Run(ctx, args) }()
 	var once sync.Once
@@ -184,6 +191,11 @@ func TestMonitorCommandRefusals(t *testing.T) {
 			"--store", "sqlite:" + filepath.Join(t.TempDir(), "m.db")}, exitUsage, "webhooks[0].secret_env: HOOK_SECRET_UNSET is not set"},
 		{"yaml is refused", []string{"monitor", "--config", yaml}, exitUsage, "YAML is not read"},
 		{"bad store", []string{"monitor", "--config", writeConfig(t, `{"endpoints": [{"id": "a", "url": "https://x.example/", "ops": ["check"], "every": "1m"}]}`), "--store", "mysql://x"}, exitUsage, "--store must be"},
+		{"workers past the limit", []string{"monitor", "--config", yaml, "--workers", "1001"}, exitUsage, "--workers must be in [1, 1000]"},
+		{"no connection to a host", []string{"monitor", "--config", yaml, "--host-conns", "0"}, exitUsage, "--host-conns must be in [1, 64]"},
+		{"host connections past the limit", []string{"monitor", "--config", yaml, "--host-conns", "65"}, exitUsage, "--host-conns must be in [1, 64]"},
+		{"negative spacing", []string{"monitor", "--config", yaml, "--host-spacing", "-1ms"}, exitUsage, "--host-spacing must be in [0, 1m]"},
+		{"spacing past a minute", []string{"monitor", "--config", yaml, "--host-spacing", "61s"}, exitUsage, "--host-spacing must be in [0, 1m]"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, stderr, code := runCLI(t, nil, false, nil, tc.args...)
@@ -198,7 +210,9 @@ func TestMonitorCommandRefusals(t *testing.T) {
 // paid service's routes and the monitor's, and the monitor checks.
 func TestServeWithMonitorRunsBothInOneProcess(t *testing.T) {
 	seller := populatedSeller(t)
-	cfg := writeConfig(t, `{"endpoints": [{"id": "seller", "url": "`+seller.URL+`/paid", "ops": ["check"], "every": "1s"}]}`)
+	// every 1h: the new endpoint is checked once at start, and its outcome
+	// stays fresh (two intervals) whatever the load when metrics are read.
+	cfg := writeConfig(t, `{"endpoints": [{"id": "seller", "url": "`+seller.URL+`/paid", "ops": ["check"], "every": "1h"}]}`)
 	base, stderr, wait := startCLI(t, "serve", "--addr", "127.0.0.1:0", "--data-dir", t.TempDir(), "--pay-to", wallet,
 		"--token-account", account, "--solana-rpc", fakeRPC(t), "--allow-private-targets", "--monitor", cfg)
 	res, err := http.Get(base + "/toll/payability/check")
@@ -242,5 +256,95 @@ func TestServeWithMonitorRunsBothInOneProcess(t *testing.T) {
 		"--token-account", account, "--solana-rpc", fakeRPC(t), "--monitor", bad)
 	if code != exitUsage || !strings.Contains(errs, "--monitor: config:1:15: endpoints: at least one endpoint") {
 		t.Errorf("bad monitor config: exit %d %q", code, errs)
+	}
+}
+
+// TestMonitorIsPoliteToAHost: 8 endpoints on one loopback seller, 8
+// workers, at most 2 connections to a host. Each endpoint is new, so each
+// is checked at once, and the seller holds every request until the test
+// releases it: the test waits (barriers, no clock) until the seller has 2
+// requests in hand and River has all 8 checks running, so 6 are held back
+// by the limit, then releases them. The seller never has more than 2 in
+// hand. No request can time out (FetchTimeout is long), so no abandoned
+// request is ever counted.
+func TestMonitorIsPoliteToAHost(t *testing.T) {
+	const limit, n = 2, 8
+	seller := populatedSeller(t)
+	var (
+		mu             sync.Mutex
+		inFlight, most int
+		served         int
+		release        = make(chan struct{})
+	)
+	gate := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		inFlight++
+		most = max(most, inFlight)
+		mu.Unlock()
+		<-release
+		seller.Config.Handler.ServeHTTP(w, r)
+		mu.Lock()
+		inFlight--
+		served++
+		mu.Unlock()
+	}))
+	t.Cleanup(gate.Close)
+	released := false
+	t.Cleanup(func() {
+		if !released {
+			close(release)
+		}
+	})
+	var eps []string
+	for i := range n {
+		eps = append(eps, fmt.Sprintf(`{"id": "e%d", "url": "%s/paid/%d", "ops": ["check"], "every": "1h"}`, i, gate.URL, i))
+	}
+	cfg := writeConfig(t, `{"endpoints": [`+strings.Join(eps, ",")+`]}`)
+	db := filepath.Join(t.TempDir(), "m.db")
+	_, stderr, wait := startCLIEnv(t, Env{FetchTimeout: 10 * time.Minute}, "monitor", "--config", cfg, "--store", "sqlite:"+db,
+		"--data-dir", t.TempDir(), "--addr", "127.0.0.1:0", "--allow-private", "--workers", "8", "--host-conns", "2", "--host-spacing", "0")
+	until := func(what string, cond func() bool) {
+		t.Helper()
+		deadline := time.Now().Add(2 * time.Minute) // ends a hung test only
+		for !cond() {
+			if time.Now().After(deadline) {
+				t.Fatalf("never %s: %s", what, stderr.String())
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	inHand := func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		return inFlight
+	}
+	until("2 requests in hand", func() bool { return inHand() >= limit })
+	conn, err := schedule.OpenSQLite(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	until("8 checks running", func() bool {
+		var running int
+		err := conn.QueryRow(`SELECT count(*) FROM river_job WHERE kind = 'payability_monitor_check' AND state = 'running'`).Scan(&running)
+		return err == nil && running == n
+	})
+	if got := inHand(); got != limit {
+		t.Errorf("with %d checks running the seller has %d requests in hand, want %d", n, got, limit)
+	}
+	released = true
+	close(release)
+	until("8 requests served", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return served >= n
+	})
+	if code := wait(); code != ExitOK {
+		t.Errorf("exit %d: %s", code, stderr.String())
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if most > limit {
+		t.Errorf("the seller had %d requests in hand at once, limit %d per host", most, limit)
 	}
 }

@@ -23,8 +23,10 @@ import (
 
 // Limits of a configuration, each enforced by Parse.
 const (
-	MaxConfigBytes = 1 << 20
-	MaxEndpoints   = 1000
+	// MaxConfigBytes and MaxEndpoints fit a directory's 100,000
+	// endpoints (docs/monitor.md, "Running a directory").
+	MaxConfigBytes = 32 << 20
+	MaxEndpoints   = 100000
 	MaxWebhooks    = 32
 	MaxBodyBytes   = 65536
 	MinEvery       = time.Second
@@ -39,7 +41,22 @@ const (
 	// DefaultRetention is how long the history is kept when the
 	// configuration does not say: 30 days.
 	DefaultRetention = 30 * 24 * time.Hour
+	// MaxSources bounds the catalogs a configuration imports from.
+	MaxSources = 32
+	// MinSourceEvery is the shortest refresh of a catalog.
+	MinSourceEvery = time.Minute
+	// DefaultSourceEvery is a catalog's refresh when the source does not
+	// say, and DefaultCheckEvery its endpoints' interval.
+	DefaultSourceEvery = time.Hour
+	DefaultCheckEvery  = time.Hour
+	// DefaultRetireAfter is how long an imported endpoint stays once no
+	// source lists it (retire_after): 7 days.
+	DefaultRetireAfter = 7 * 24 * time.Hour
 )
+
+// DefaultImportOps are the ops an imported endpoint is observed by when the
+// source does not say.
+var DefaultImportOps = []string{"preflight"}
 
 // EventOutcomeChanged is the one webhook event type.
 const EventOutcomeChanged = "outcome_changed"
@@ -49,6 +66,23 @@ type Config struct {
 	Endpoints []Endpoint
 	Webhooks  []Webhook
 	Retention time.Duration
+	// Sources are the catalogs imported on their schedule; RetireAfter is
+	// how long an endpoint no source lists any more stays active.
+	Sources     []Source
+	RetireAfter time.Duration
+	// Alert is the global alert policy; each endpoint's Alert is it, or
+	// the endpoint's own keys.
+	Alert AlertPolicy
+}
+
+// Source is one discovery catalog the monitor imports endpoints from.
+type Source struct {
+	URL   string
+	Kind  string        // KindBazaar, KindWellKnown or KindList
+	Every time.Duration // how often it is read
+	// Ops and CheckEvery are the imported endpoints' ops and interval.
+	Ops        []string
+	CheckEvery time.Duration
 }
 
 // Endpoint is one monitored endpoint. ID is the only label that is ever
@@ -66,6 +100,12 @@ type Endpoint struct {
 	// MaxAmount, when set, is the most the endpoint may ask, in the
 	// asset's atomic units (a decimal integer).
 	MaxAmount string
+	// Read from the store: which sources list the endpoint (config, api,
+	// or catalogs' URLs), and when it was retired (zero: it is checked).
+	Sources []string
+	Retired time.Time
+	// Alert is the webhooks' alert policy of the endpoint's ops (alert.go).
+	Alert AlertPolicy
 }
 
 // Has reports whether the endpoint is observed by op.
@@ -79,6 +119,9 @@ type Webhook struct {
 	URL       string
 	SecretEnv string // the environment variable holding the HMAC secret
 	Events    []string
+	// Format is the payload's shape: json (the signed event, the default),
+	// slack or discord (webhook.Formats).
+	Format string
 }
 
 // Endpoint returns the endpoint with id.
@@ -115,15 +158,33 @@ func (e *ConfigError) Error() string {
 
 // The keys each object of the file allows.
 var (
-	topKeys      = []string{"endpoints", "webhooks", "retention"}
-	endpointKeys = []string{"id", "url", "method", "body", "ops", "every", "network", "max_amount"}
-	webhookKeys  = []string{"id", "url", "secret_env", "events"}
+	topKeys      = []string{"endpoints", "webhooks", "retention", "sources", "retire_after", "failures_before_alert", "successes_before_resolve"}
+	sourceKeys   = []string{"url", "kind", "every", "ops", "check_every"}
+	endpointKeys = []string{"id", "url", "method", "body", "ops", "every", "network", "max_amount", "failures_before_alert", "successes_before_resolve"}
+	webhookKeys  = []string{"id", "url", "secret_env", "events", "format"}
 )
 
 type rawConfig struct {
 	Endpoints []rawEndpoint `json:"endpoints"`
 	Webhooks  []rawWebhook  `json:"webhooks"`
 	Retention *string       `json:"retention"`
+	Sources   []rawSource   `json:"sources"`
+	Retire    *string       `json:"retire_after"`
+	rawAlert
+}
+
+type rawSource struct {
+	URL        string   `json:"url"`
+	Kind       string   `json:"kind"`
+	Every      string   `json:"every"`
+	Ops        []string `json:"ops"`
+	CheckEvery string   `json:"check_every"`
+}
+
+// rawAlert is the alert policy's keys, globally and per endpoint.
+type rawAlert struct {
+	FailuresBeforeAlert    *int `json:"failures_before_alert"`
+	SuccessesBeforeResolve *int `json:"successes_before_resolve"`
 }
 
 type rawEndpoint struct {
@@ -135,6 +196,7 @@ type rawEndpoint struct {
 	Every     string   `json:"every"`
 	Network   string   `json:"network"`
 	MaxAmount string   `json:"max_amount"`
+	rawAlert
 }
 
 type rawWebhook struct {
@@ -142,6 +204,7 @@ type rawWebhook struct {
 	URL       string   `json:"url"`
 	SecretEnv string   `json:"secret_env"`
 	Events    []string `json:"events"`
+	Format    string   `json:"format"`
 }
 
 // ReadConfig reads and parses a configuration of at most MaxConfigBytes.
@@ -207,9 +270,14 @@ func (v validator) fail(field, reason string) error {
 }
 
 func (v validator) config(raw rawConfig) (*Config, error) {
-	c := &Config{Retention: DefaultRetention}
-	if len(raw.Endpoints) == 0 {
-		return nil, v.fail("endpoints", "at least one endpoint is required")
+	c := &Config{Retention: DefaultRetention, RetireAfter: DefaultRetireAfter,
+		Alert: AlertPolicy{FailuresBeforeAlert: DefaultFailuresBeforeAlert, SuccessesBeforeResolve: DefaultSuccessesBeforeResolve}}
+	var err error
+	if c.Alert, err = v.alert("", raw.rawAlert, c.Alert); err != nil {
+		return nil, err
+	}
+	if len(raw.Endpoints) == 0 && len(raw.Sources) == 0 {
+		return nil, v.fail("endpoints", "at least one endpoint or source is required")
 	}
 	if len(raw.Endpoints) > MaxEndpoints {
 		return nil, v.fail("endpoints", fmt.Sprintf("at most %d endpoints", MaxEndpoints))
@@ -218,6 +286,9 @@ func (v validator) config(raw rawConfig) (*Config, error) {
 	for i, re := range raw.Endpoints {
 		e, err := v.endpoint(fmt.Sprintf("endpoints[%d]", i), re)
 		if err != nil {
+			return nil, err
+		}
+		if e.Alert, err = v.alert(fmt.Sprintf("endpoints[%d].", i), re.rawAlert, c.Alert); err != nil {
 			return nil, err
 		}
 		if seen[e.ID] {
@@ -254,7 +325,82 @@ func (v validator) config(raw rawConfig) (*Config, error) {
 		}
 		c.Retention = d
 	}
+	if len(raw.Sources) > MaxSources {
+		return nil, v.fail("sources", fmt.Sprintf("at most %d sources", MaxSources))
+	}
+	for i, rs := range raw.Sources {
+		src, err := v.source(fmt.Sprintf("sources[%d]", i), rs)
+		if err != nil {
+			return nil, err
+		}
+		for _, earlier := range c.Sources {
+			if earlier.URL == src.URL {
+				return nil, v.fail(fmt.Sprintf("sources[%d].url", i), "repeats an earlier source's url")
+			}
+		}
+		c.Sources = append(c.Sources, src)
+	}
+	if raw.Retire != nil {
+		d, ok := ParseDuration(*raw.Retire)
+		if !ok {
+			return nil, v.fail("retire_after", "want a duration such as 7d or 72h")
+		}
+		if d < MinRetention || d > MaxRetention {
+			return nil, v.fail("retire_after", "must be between 1h and 3650d")
+		}
+		c.RetireAfter = d
+	}
 	return c, nil
+}
+
+func (v validator) source(at string, rs rawSource) (Source, error) {
+	s := Source{URL: rs.URL, Kind: rs.Kind, Every: DefaultSourceEvery, Ops: slices.Clone(DefaultImportOps), CheckEvery: DefaultCheckEvery}
+	if rs.URL == "" {
+		return s, v.fail(at+".url", "is required")
+	}
+	if err := target.CheckURL(rs.URL); err != nil {
+		return s, v.fail(at+".url", "refused by the URL policy")
+	}
+	if !validKind(rs.Kind) {
+		return s, v.fail(at+".kind", "want bazaar, wellknown or list")
+	}
+	if rs.Every != "" {
+		d, ok := ParseDuration(rs.Every)
+		if !ok || d < MinSourceEvery || d > MaxEvery {
+			return s, v.fail(at+".every", "want a duration from 1m to 30d")
+		}
+		s.Every = d
+	}
+	if rs.Ops != nil {
+		if err := checkOps(rs.Ops); err != "" {
+			return s, v.fail(at+".ops", err)
+		}
+		s.Ops = slices.Clone(rs.Ops)
+	}
+	if rs.CheckEvery != "" {
+		d, ok := ParseDuration(rs.CheckEvery)
+		if !ok || d < MinEvery || d > MaxEvery {
+			return s, v.fail(at+".check_every", "want a duration from 1s to 30d")
+		}
+		s.CheckEvery = d
+	}
+	return s, nil
+}
+
+// checkOps returns why a list of ops is refused ("" when it is not).
+func checkOps(ops []string) string {
+	if len(ops) == 0 {
+		return "at least one op is required"
+	}
+	for j, op := range ops {
+		if !store.ValidMonitorOp(op) {
+			return "want preflight, lint, check, memo or probe"
+		}
+		if slices.Contains(ops[:j], op) {
+			return "repeats an op"
+		}
+	}
+	return ""
 }
 
 func (v validator) endpoint(at string, re rawEndpoint) (Endpoint, error) {
@@ -346,7 +492,45 @@ func (v validator) webhook(at string, rw rawWebhook) (Webhook, error) {
 		}
 	}
 	w.Events = slices.Compact(slices.Clone(rw.Events))
+	switch rw.Format {
+	case "":
+		w.Format = WebhookJSON
+	case WebhookJSON, WebhookSlack, WebhookDiscord:
+		w.Format = rw.Format
+	default:
+		return w, v.fail(at+".format", "want json, slack or discord")
+	}
 	return w, nil
+}
+
+// Webhook payload formats.
+const (
+	WebhookJSON    = "json"
+	WebhookSlack   = "slack"
+	WebhookDiscord = "discord"
+)
+
+// alert reads the policy keys at prefix (the top level, or an endpoint's),
+// each 1 to MaxAlertRun; a key not given keeps def's value.
+func (v validator) alert(prefix string, ra rawAlert, def AlertPolicy) (AlertPolicy, error) {
+	p := def
+	for _, k := range []struct {
+		name string
+		val  *int
+		dst  *int
+	}{
+		{"failures_before_alert", ra.FailuresBeforeAlert, &p.FailuresBeforeAlert},
+		{"successes_before_resolve", ra.SuccessesBeforeResolve, &p.SuccessesBeforeResolve},
+	} {
+		if k.val == nil {
+			continue
+		}
+		if *k.val < 1 || *k.val > MaxAlertRun {
+			return p, v.fail(prefix+k.name, fmt.Sprintf("want a whole number from 1 to %d", MaxAlertRun))
+		}
+		*k.dst = *k.val
+	}
+	return p, nil
 }
 
 // ParseDuration reads a Go duration (90s, 10m, 1h30m) or a whole number of

@@ -63,7 +63,13 @@ func TestParseConfigBad(t *testing.T) {
 		{"repeated_key", "endpoints[0].id", 1, 28, "repeated key"},
 		{"syntax", "endpoints[0]", 2, 31, "JSON syntax error"},
 		{"wrong_type", "endpoints[0].ops", 2, 10, "wrong type"},
-		{"no_endpoints", "endpoints", 1, 15, "at least one endpoint"},
+		{"no_endpoints", "endpoints", 1, 15, "at least one endpoint or source"},
+		{"source_bad_kind", "sources[0].kind", 1, 71, "want bazaar, wellknown or list"},
+		{"source_every_30s", "sources[0].every", 1, 69, "from 1m to 30d"},
+		{"source_repeated", "sources[1].url", 2, 10, "repeats an earlier source's url"},
+		{"source_bad_op", "sources[0].ops", 1, 67, "want preflight"},
+		{"source_unknown_key", "sources[0].description", 1, 60, "unknown key"},
+		{"retire_after_30m", "retire_after", 1, 78, "between 1h and 3650d"},
 		{"bad_id", "endpoints[0].id", 1, 23, "want 1 to 64"},
 		{"duplicate_id", "endpoints[1].id", 2, 10, "repeats an earlier endpoint's id"},
 		{"missing_url", "endpoints[0].url", 1, 16, "is required"},
@@ -146,7 +152,7 @@ func TestConfigLimits(t *testing.T) {
 	if _, err := ParseConfig(many(MaxEndpoints)); err != nil {
 		t.Errorf("%d endpoints: %v", MaxEndpoints, err)
 	}
-	if _, err := ParseConfig(many(MaxEndpoints + 1)); err == nil || !strings.Contains(err.Error(), "at most 1000 endpoints") {
+	if _, err := ParseConfig(many(MaxEndpoints + 1)); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("at most %d endpoints", MaxEndpoints)) {
 		t.Errorf("%d endpoints: %v, want refused", MaxEndpoints+1, err)
 	}
 	body := func(n int) []byte {

@@ -13,10 +13,13 @@ import (
 // schema does not know, repeated keys, and syntax errors. It returns the
 // offset of every field's value by path (endpoints[0].every), so that the
 // validator can name the line of a bad value.
-func scanKeys(data []byte) (map[string]int, error) {
+func scanKeys(data []byte) (map[string]int, error) { return scanKeysOf(data, topSchema) }
+
+// scanKeysOf is scanKeys for a document of schema sc.
+func scanKeysOf(data []byte, sc *schema) (map[string]int, error) {
 	s := &keyScanner{data: data, dec: json.NewDecoder(bytes.NewReader(data)), pos: map[string]int{}}
 	s.dec.UseNumber()
-	if err := s.value("", topSchema, 0); err != nil {
+	if err := s.value("", sc, 0); err != nil {
 		return nil, err
 	}
 	// Nothing but white space may follow the document: a second document
@@ -43,10 +46,15 @@ var (
 	leaf           = &schema{}
 	endpointSchema = objectOf(endpointKeys)
 	webhookSchema  = objectOf(webhookKeys)
+	sourceSchema   = objectOf(sourceKeys)
 	topSchema      = &schema{keys: map[string]*schema{
-		"endpoints": {elem: endpointSchema},
-		"webhooks":  {elem: webhookSchema},
-		"retention": leaf,
+		"endpoints":                {elem: endpointSchema},
+		"webhooks":                 {elem: webhookSchema},
+		"retention":                leaf,
+		"sources":                  {elem: sourceSchema},
+		"retire_after":             leaf,
+		"failures_before_alert":    leaf,
+		"successes_before_resolve": leaf,
 	}}
 )
 

@@ -15,17 +15,28 @@ var ErrUnknownEndpoint = errors.New("monitor: endpoint or op not in the configur
 
 // Monitor runs scheduled checks and records them. Its fields are set once.
 type Monitor struct {
-	Config    *Config
-	History   store.History
-	Observers map[string]Observer
-	Now       func() time.Time
-	Log       *slog.Logger
+	Config  *Config
+	History store.History
+	// Catalog, when set, is the endpoint set (the configuration seeds it,
+	// see Seed); nil reads the configuration's endpoints only.
+	Catalog store.EndpointCatalog
+	// MaxEndpoints bounds the active endpoints of the Catalog (default
+	// store.MaxEndpoints).
+	MaxEndpoints int
+	// AllowPrivate lets the API add endpoints on literal loopback and
+	// private addresses (as --allow-private lets the checks reach them).
+	AllowPrivate bool
+	Observers    map[string]Observer
+	Now          func() time.Time
+	Log          *slog.Logger
 	// Recorded, when set, is told of each observation this monitor
 	// recorded (once per observation: metrics hang here).
 	Recorded func(o store.Observation)
-	// Changed, when set, is told of a change of outcome: the recorded
-	// observation cur differs in outcome from prev, the op's observation
-	// before it (the first observation of an op is no change). It may be
+	// Changed, when set, is told of a change of outcome the endpoint's
+	// alert policy announces (alert.go): cur is the observation that
+	// changed it, prev carries the outcome announced before (with a store
+	// that keeps no alert state: the op's observation before cur). The
+	// first observation of an op is no change. It may be
 	// told of one change more than once (a retried job): it must be
 	// idempotent (webhooks are, by event id). An error fails the check,
 	// which is retried.
@@ -51,8 +62,11 @@ func (m *Monitor) log() *slog.Logger {
 // false when the slot was recorded already (by another instance, or by an
 // earlier attempt of this job).
 func (m *Monitor) Check(ctx context.Context, id, op string, slot int64) (store.Observation, bool, error) {
-	e, ok := m.Config.Endpoint(id)
-	if !ok || !e.Has(op) {
+	e, ok, err := m.Endpoint(ctx, id)
+	if err != nil {
+		return store.Observation{}, false, err
+	}
+	if !ok || !e.Retired.IsZero() || !e.Has(op) {
 		return store.Observation{}, false, ErrUnknownEndpoint
 	}
 	obs, ok := m.Observers[op]
@@ -68,10 +82,11 @@ func (m *Monitor) Check(ctx context.Context, id, op string, slot int64) (store.O
 	}
 	if n := len(recent); n > 0 && recent[n-1].Slot == slot {
 		rec := recent[n-1]
+		var prev *store.Observation
 		if n == 2 {
-			err = m.changed(ctx, recent[0], rec)
+			prev = &recent[0]
 		}
-		return rec, false, err
+		return rec, false, m.alert(ctx, e, prev, rec)
 	}
 	start := m.now()
 	o, err := obs.Observe(ctx, e)
@@ -82,6 +97,7 @@ func (m *Monitor) Check(ctx context.Context, id, op string, slot int64) (store.O
 	rec := store.Observation{
 		Endpoint: id, Op: op, Slot: slot, At: end, Passing: o.Passing, State: o.State,
 		Reasons: o.Reasons, DurationMS: max(end.Sub(start).Milliseconds(), 0), TermsSHA256: o.TermsSHA256, Network: o.Network,
+		Scheme: o.Scheme, X402Version: o.X402Version, Source: SourceOf(e),
 	}
 	added, err := m.History.AddObservation(ctx, rec)
 	if err != nil {
@@ -96,11 +112,14 @@ func (m *Monitor) Check(ctx context.Context, id, op string, slot int64) (store.O
 		m.Recorded(rec)
 	}
 	// A job of an older slot that ran late (rescued) tells of no change:
-	// the order of outcomes is the slots' order.
-	if n := len(recent); n > 0 && recent[n-1].Slot < slot {
-		if err := m.changed(ctx, recent[n-1], rec); err != nil {
-			return rec, true, err
-		}
+	// the order of outcomes is the slots' order. The alert policy decides
+	// whether this observation changes what is announced.
+	var prev *store.Observation
+	if n := len(recent); n > 0 {
+		prev = &recent[n-1]
+	}
+	if err := m.alert(ctx, e, prev, rec); err != nil {
+		return rec, true, err
 	}
 	return rec, true, nil
 }
@@ -122,15 +141,16 @@ func (m *Monitor) Prune(ctx context.Context) (int64, error) {
 	return n, err
 }
 
-// Latest returns the newest observation of each of e's ops that has one.
+// Latest returns the newest observation of each of e's ops that has one,
+// read through the summary (one read whatever the history's length).
 func (m *Monitor) Latest(ctx context.Context, e Endpoint) (map[string]store.Observation, error) {
+	l, err := m.LatestOf(ctx, []Endpoint{e})
+	if err != nil {
+		return nil, err
+	}
 	out := map[string]store.Observation{}
-	for _, op := range e.Ops {
-		o, ok, err := m.History.LatestObservation(ctx, e.ID, op)
-		if err != nil {
-			return nil, err
-		}
-		if ok {
+	for op, o := range l[e.ID] {
+		if e.Has(op) {
 			out[op] = o
 		}
 	}

@@ -26,6 +26,11 @@ type Observation struct {
 	// Network is the CAIP-2 network of the entry preflight selected (the
 	// entry TermsSHA256 hashes); empty when none was selected.
 	Network string
+	// Scheme (exact, upto or other) and X402Version (1, 2) of the entry
+	// the op graded: preflight's selected entry, lint's first entry of its
+	// primary leg (see EntryFacts); empty and 0 when none.
+	Scheme      string
+	X402Version int
 }
 
 // Observer runs one op on one endpoint. A broken target is an observation;
@@ -70,7 +75,9 @@ func OpsObservers(r ops.Runner) map[string]Observer {
 			if err != nil {
 				return Observation{}, err
 			}
-			return LintObservation(rep.Conforms, rep.Findings), nil
+			o := LintObservation(rep.Conforms, rep.Findings)
+			o.Scheme, o.X402Version, o.Network = LintEntryFacts(rep.Entries)
+			return o, nil
 		}),
 		"preflight": ObserverFunc(func(ctx context.Context, e Endpoint) (Observation, error) {
 			rep, err := r.Preflight(ctx, ops.PreflightRequest{URL: e.URL, Method: e.Method, Body: bodyOf(e),
@@ -128,8 +135,11 @@ func PreflightObservation(r preflight.Result) Observation {
 	if r.TermsSHA256 != nil {
 		o.TermsSHA256 = *r.TermsSHA256
 	}
-	if r.SelectedEntry != nil && lint.IsCAIP2(r.SelectedEntry.Network) {
-		o.Network = r.SelectedEntry.Network
+	if r.SelectedEntry != nil {
+		if lint.IsCAIP2(r.SelectedEntry.Network) {
+			o.Network = r.SelectedEntry.Network
+		}
+		o.Scheme, o.X402Version = SchemeWord(r.SelectedEntry.Scheme), versionOf(r.SelectedEntry.X402Version)
 	}
 	return o
 }
@@ -179,4 +189,56 @@ func ProbeObservation(r ops.ProbeReport) Observation {
 	}
 	o.Reasons = append(o.Reasons, slices.Clone(r.Exposures)...)
 	return o
+}
+
+// SchemeWord is a scheme in closed form: exact and upto as they are, any
+// other non-empty value "other" (a seller's text never reaches the store).
+func SchemeWord(s string) string {
+	switch {
+	case s == "":
+		return ""
+	case lint.KnownScheme(s):
+		return s
+	}
+	return SchemeOther
+}
+
+// SchemeOther stands for a scheme this rule set does not grade.
+const SchemeOther = "other"
+
+// versionOf keeps the x402 versions that exist (1, 2); any other is 0.
+func versionOf(v int) int {
+	if v == 1 || v == 2 {
+		return v
+	}
+	return 0
+}
+
+// LintEntryFacts are the scheme, x402 version and CAIP-2 network of the
+// entry lint's observation stands for: the first accepts entry of the v2
+// header when the response has one, else of the body. A v1 network name is
+// mapped to its CAIP-2 id; a network that is neither is left empty.
+func LintEntryFacts(entries []lint.EntrySummary) (scheme string, version int, network string) {
+	var first *lint.EntrySummary
+	for i := range entries {
+		e := &entries[i]
+		if e.Leg == lint.LegHeader {
+			first = e
+			break
+		}
+		if first == nil && e.Leg == lint.LegBody {
+			first = e
+		}
+	}
+	if first == nil {
+		return "", 0, ""
+	}
+	network = first.Network
+	if id, ok := lint.NetworkCAIP2(network); ok {
+		network = id
+	}
+	if !lint.IsCAIP2(network) {
+		network = ""
+	}
+	return SchemeWord(first.Scheme), versionOf(first.X402Version), network
 }

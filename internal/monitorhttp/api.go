@@ -7,6 +7,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -37,16 +38,24 @@ type Config struct {
 	// PublicURL is the monitor's base URL as the public reaches it (for
 	// links in the page and badges); empty means relative links.
 	PublicURL string
+	// OpsToken, when set, is the bearer token that changes the endpoint
+	// set (POST, PATCH, DELETE /api/v1/endpoints…); without one the API is
+	// read-only.
+	OpsToken []byte
+	// Changed, when set, is told after the endpoint set changed through
+	// the API (the scheduler picks the change up).
+	Changed func()
 }
 
 // Routes are the path patterns the monitor serves, for a process that
 // serves it beside other routes (serve --monitor).
-var Routes = []string{"/api/v1/endpoints", "/api/v1/endpoints/", "/api/v1/reliability/", "/status", "/status/", "/badge/", "/probe"}
+var Routes = []string{"/api/v1/endpoints", "/api/v1/endpoints/", "/api/v1/reliability/", "/status", "/status/", "/badge/", "/probe", "/report", "/api/v1/report"}
 
 // Handler serves every monitor route.
 type Handler struct {
-	cfg Config
-	mux *http.ServeMux
+	cfg    Config
+	mux    *http.ServeMux
+	report reportCache
 }
 
 // New builds the handler.
@@ -55,11 +64,16 @@ func New(cfg Config) *Handler {
 	h.mux.HandleFunc("GET /api/v1/endpoints", h.endpoints)
 	h.mux.HandleFunc("GET /api/v1/endpoints/{id}", h.endpoint)
 	h.mux.HandleFunc("GET /api/v1/endpoints/{id}/history", h.history)
+	h.mux.HandleFunc("POST /api/v1/endpoints", h.addEndpoints)
+	h.mux.HandleFunc("PATCH /api/v1/endpoints/{id}", h.patchEndpoint)
+	h.mux.HandleFunc("DELETE /api/v1/endpoints/{id}", h.deleteEndpoint)
 	h.mux.HandleFunc("GET /status", h.statusIndex)
 	h.mux.HandleFunc("GET /status/{id}", h.statusDetail)
 	h.mux.HandleFunc("GET /badge/{file}", h.badge)
 	h.mux.HandleFunc("GET /probe", h.probe)
 	h.mux.HandleFunc("GET /api/v1/reliability/{id}", h.reliability)
+	h.mux.HandleFunc("GET /report", h.reportHTML)
+	h.mux.HandleFunc("GET /api/v1/report", h.reportJSON)
 	if cfg.ServeJWKS && cfg.KeySet != nil {
 		h.mux.HandleFunc("GET /.well-known/jwks.json", h.jwks)
 	}
@@ -70,7 +84,7 @@ func New(cfg Config) *Handler {
 }
 
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead && !changesEndpoints(r) {
 		w.Header().Set("Allow", "GET, HEAD")
 		writeError(w, http.StatusMethodNotAllowed, "method_not_allowed")
 		return
@@ -84,6 +98,14 @@ var errorStatus = map[string]int{
 	"bad_op":             http.StatusBadRequest,
 	"bad_since":          http.StatusBadRequest,
 	"bad_page":           http.StatusBadRequest,
+	"bad_limit":          http.StatusBadRequest,
+	"bad_endpoint":       http.StatusBadRequest,
+	"bad_content_type":   http.StatusUnsupportedMediaType,
+	"body_too_large":     http.StatusRequestEntityTooLarge,
+	"unauthorized":       http.StatusUnauthorized,
+	"read_only":          http.StatusForbidden,
+	"exists":             http.StatusConflict,
+	"too_many_endpoints": http.StatusConflict,
 	"method_not_allowed": http.StatusMethodNotAllowed,
 	"internal_error":     http.StatusInternalServerError,
 }
@@ -147,17 +169,33 @@ type EndpointView struct {
 	StatusSource  *string                    `json:"status_source"`
 	LastCheckedAt *string                    `json:"last_checked_at"`
 	Latest        map[string]ObservationView `json:"latest"`
+	// Sources are what lists the endpoint: config, api, or catalogs' URLs.
+	Sources []string `json:"sources"`
+	// RetiredAt is when no source listed it any more (it is no longer
+	// checked; its history is kept), null while it is checked.
+	RetiredAt *string `json:"retired_at"`
 }
 
 func (h *Handler) view(r *http.Request, e monitor.Endpoint) (EndpointView, error) {
-	m := h.cfg.Monitor
-	latest, err := m.Latest(r.Context(), e)
+	latest, err := h.cfg.Monitor.Latest(r.Context(), e)
 	if err != nil {
 		return EndpointView{}, err
 	}
+	return h.viewWith(e, latest), nil
+}
+
+func (h *Handler) viewWith(e monitor.Endpoint, latest map[string]store.Observation) EndpointView {
+	m := h.cfg.Monitor
 	v := EndpointView{
 		ID: e.ID, URL: e.URL, Ops: e.Ops, EverySeconds: int64(e.Every / time.Second),
-		Status: string(m.StatusNow(e, latest)), Latest: map[string]ObservationView{},
+		Status: string(m.StatusNow(e, latest)), Latest: map[string]ObservationView{}, Sources: e.Sources,
+	}
+	if v.Sources == nil {
+		v.Sources = []string{store.SourceConfig}
+	}
+	if !e.Retired.IsZero() {
+		s := criteria.Timestamp(e.Retired)
+		v.RetiredAt = &s
 	}
 	if src := monitor.StatusSource(e); src != "" {
 		v.StatusSource = &src
@@ -173,13 +211,27 @@ func (h *Handler) view(r *http.Request, e monitor.Endpoint) (EndpointView, error
 		s := criteria.Timestamp(last)
 		v.LastCheckedAt = &s
 	}
-	return v, nil
+	return v
 }
 
+// endpoints answers one page of the endpoints the filters select, read in
+// two queries (the page, and the newest observations of its endpoints).
 func (h *Handler) endpoints(w http.ResponseWriter, r *http.Request) {
-	eps, pg, ok := pageOf(r, h.cfg.Monitor.Config.Endpoints, "/api/v1/endpoints")
+	q, pg, ok := pageOf(r)
 	if !ok {
 		writeError(w, 0, "bad_page")
+		return
+	}
+	m := h.cfg.Monitor
+	eps, total, err := m.Endpoints(r.Context(), q)
+	if err != nil {
+		writeError(w, 0, "internal_error")
+		return
+	}
+	pg.finish(total, "/api/v1/endpoints")
+	latest, err := m.LatestOf(r.Context(), eps)
+	if err != nil {
+		writeError(w, 0, "internal_error")
 		return
 	}
 	out := struct {
@@ -187,22 +239,34 @@ func (h *Handler) endpoints(w http.ResponseWriter, r *http.Request) {
 		Page      int            `json:"page"`
 		PerPage   int            `json:"per_page"`
 		Total     int            `json:"total"`
+		Next      *string        `json:"next"`
 	}{Endpoints: []EndpointView{}, Page: pg.Page, PerPage: pg.PerPage, Total: pg.Total}
+	if pg.Next != "" {
+		out.Next = &pg.Next
+	}
 	for _, e := range eps {
-		v, err := h.view(r, e)
-		if err != nil {
-			writeError(w, 0, "internal_error")
-			return
-		}
-		out.Endpoints = append(out.Endpoints, v)
+		out.Endpoints = append(out.Endpoints, h.viewWith(e, latest[e.ID]))
 	}
 	writeJSON(w, http.StatusOK, out)
 }
 
-func (h *Handler) endpoint(w http.ResponseWriter, r *http.Request) {
-	e, ok := h.cfg.Monitor.Config.Endpoint(r.PathValue("id"))
+// lookup finds the endpoint of the path's id (retired ones too); it answers
+// the request itself when there is none.
+func (h *Handler) lookup(w http.ResponseWriter, r *http.Request, id string) (monitor.Endpoint, bool) {
+	e, ok, err := h.cfg.Monitor.Endpoint(r.Context(), id)
+	if err != nil {
+		writeError(w, 0, "internal_error")
+		return e, false
+	}
 	if !ok {
 		writeError(w, 0, "not_found")
+	}
+	return e, ok
+}
+
+func (h *Handler) endpoint(w http.ResponseWriter, r *http.Request) {
+	e, ok := h.lookup(w, r, r.PathValue("id"))
+	if !ok {
 		return
 	}
 	v, err := h.view(r, e)
@@ -214,12 +278,12 @@ func (h *Handler) endpoint(w http.ResponseWriter, r *http.Request) {
 }
 
 // history answers the observations of one endpoint (one op with ?op=),
-// since ?since= (RFC 3339; default the retention ago), oldest first.
+// since ?since= (RFC 3339; default the retention ago), oldest first: the
+// newest ?limit= of them (1 to MaxHistory, the default).
 func (h *Handler) history(w http.ResponseWriter, r *http.Request) {
 	m := h.cfg.Monitor
-	e, ok := m.Config.Endpoint(r.PathValue("id"))
+	e, ok := h.lookup(w, r, r.PathValue("id"))
 	if !ok {
-		writeError(w, 0, "not_found")
 		return
 	}
 	q := r.URL.Query()
@@ -237,7 +301,16 @@ func (h *Handler) history(w http.ResponseWriter, r *http.Request) {
 		}
 		since = t
 	}
-	obs, err := m.History.Observations(r.Context(), e.ID, op, since, MaxHistory)
+	limit := MaxHistory
+	if v := q["limit"]; len(v) > 0 {
+		n, err := strconv.Atoi(v[0])
+		if len(v) > 1 || err != nil || n < 1 || n > MaxHistory || v[0][0] == '+' {
+			writeError(w, 0, "bad_limit")
+			return
+		}
+		limit = n
+	}
+	obs, err := m.History.Observations(r.Context(), e.ID, op, since, limit)
 	if err != nil {
 		writeError(w, 0, "internal_error")
 		return

@@ -31,7 +31,8 @@ func TestAPIShowsWhatWasObserved(t *testing.T) {
 	if code := h.getJSON("/api/v1/endpoints", &list); code != http.StatusOK || len(list.Endpoints) != 2 {
 		t.Fatalf("list: %d %+v", code, list)
 	}
-	g := list.Endpoints[0]
+	// The list is ordered by id.
+	g := list.Endpoints[1]
 	if g.ID != "good" || g.Latest["check"].Outcome != "passing" || g.Latest["memo"].State != "BOUND" || g.LastCheckedAt == nil {
 		t.Errorf("good: %+v", g)
 	}
@@ -84,8 +85,15 @@ func TestAPIErrors(t *testing.T) {
 		{"GET", "/api/v1/endpoints/a/history?op=probe", 400, "bad_op"},
 		{"GET", "/api/v1/endpoints/a/history?op=scan", 400, "bad_op"},
 		{"GET", "/api/v1/endpoints/a/history?since=yesterday", 400, "bad_since"},
-		{"POST", "/api/v1/endpoints", 405, "method_not_allowed"},
-		{"DELETE", "/api/v1/endpoints/a", 405, "method_not_allowed"},
+		{"GET", "/api/v1/endpoints/a/history?limit=0", 400, "bad_limit"},
+		{"GET", "/api/v1/endpoints/a/history?limit=5001", 400, "bad_limit"},
+		{"GET", "/api/v1/endpoints?status=fine", 400, "bad_page"},
+		{"PUT", "/api/v1/endpoints", 405, "method_not_allowed"},
+		{"POST", "/api/v1/endpoints/a", 405, "method_not_allowed"},
+		{"DELETE", "/api/v1/endpoints", 405, "method_not_allowed"},
+		{"PATCH", "/api/v1/endpoints/a/history", 405, "method_not_allowed"},
+		{"POST", "/api/v1/endpoints", 401, "unauthorized"},
+		{"DELETE", "/api/v1/endpoints/a", 401, "unauthorized"},
 	} {
 		req, _ := http.NewRequest(tc.method, h.api.URL+tc.path, nil)
 		res, err := http.DefaultClient.Do(req)

@@ -70,9 +70,8 @@ func (h *Handler) badge(w http.ResponseWriter, r *http.Request) {
 		writeError(w, 0, "not_found")
 		return
 	}
-	e, found := h.cfg.Monitor.Config.Endpoint(id)
+	e, found := h.lookup(w, r, id)
 	if !found {
-		writeError(w, 0, "not_found")
 		return
 	}
 	latest, err := h.cfg.Monitor.Latest(r.Context(), e)

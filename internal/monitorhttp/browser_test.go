@@ -66,7 +66,7 @@ func TestStatusPageInABrowser(t *testing.T) {
 	if paidStatus != "operational" || paidState != "GO" {
 		t.Errorf("paid: status %q, preflight %q; want operational and GO", paidStatus, paidState)
 	}
-	if headings != "Endpoint status|good|flaky|paid" {
+	if headings != "Endpoint status|flaky|good|paid" { // ordered by id
 		t.Errorf("headings %q", headings)
 	}
 	if status != "unknown" {

@@ -35,7 +35,7 @@ func TestCustodyCanary(t *testing.T) {
 	h.check("c", "check")
 
 	var seen strings.Builder
-	for _, p := range []string{"/api/v1/endpoints", "/api/v1/endpoints/c", "/api/v1/endpoints/c/history", "/api/v1/reliability/c", "/status", "/status/c", "/badge/c.svg", "/badge/c.json", "/metrics", "/probe?target=c&module=check"} {
+	for _, p := range []string{"/api/v1/endpoints", "/api/v1/endpoints/c", "/api/v1/endpoints/c/history", "/api/v1/reliability/c", "/status", "/status/c", "/badge/c.svg", "/badge/c.json", "/metrics", "/probe?target=c&module=check", "/report", "/api/v1/report"} {
 		_, _, b := h.get(p)
 		seen.Write(b)
 	}

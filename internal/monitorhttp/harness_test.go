@@ -84,7 +84,11 @@ type harness struct {
 	logs     *syncBuffer
 	stopOnce sync.Once
 	keys     report.KeySet
+	changes  atomic.Int64 // endpoint set changes told by the API
 }
+
+// opsToken is the harness's bearer token for the changing API.
+const opsToken = "test-ops-token-0123456789"
 
 // syncBuffer is a log sink the workers and the test share.
 type syncBuffer struct {
@@ -125,8 +129,11 @@ func newHarnessWith(t *testing.T, cfg *monitor.Config, opt func(*schedule.Option
 	h.st, h.path = st, path
 	runner := ops.Runner{Fetcher: target.New(target.Options{AllowPrivate: true, Timeout: 10 * time.Second}), Now: h.clock}
 	h.logs = &syncBuffer{}
-	h.m = &monitor.Monitor{Config: cfg, History: st, Observers: monitor.OpsObservers(runner), Now: h.clock,
+	h.m = &monitor.Monitor{Config: cfg, History: st, Catalog: st, AllowPrivate: true, Observers: monitor.OpsObservers(runner), Now: h.clock,
 		Log: slog.New(slog.NewTextHandler(h.logs, nil))}
+	if err := h.m.Seed(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 	reg := prometheus.NewRegistry()
 	metrics := monitorhttp.NewMetrics(reg, h.m)
 	h.m.Recorded = metrics.Recorded
@@ -146,7 +153,8 @@ func newHarnessWith(t *testing.T, cfg *monitor.Config, opt func(*schedule.Option
 	}
 	keys := report.NewKeySet(key)
 	h.keys = keys
-	h.api = httptest.NewServer(monitorhttp.New(monitorhttp.Config{Monitor: h.m, Registry: reg, Key: &key, KeySet: &keys, ServeJWKS: true}))
+	h.api = httptest.NewServer(monitorhttp.New(monitorhttp.Config{Monitor: h.m, Registry: reg, Key: &key, KeySet: &keys, ServeJWKS: true,
+		OpsToken: []byte(opsToken), Changed: func() { h.changes.Add(1) }}))
 	t.Cleanup(func() {
 		h.api.Close()
 		h.stop()
@@ -176,7 +184,10 @@ func (h *harness) advance(d time.Duration) {
 // waits until it is recorded.
 func (h *harness) check(id, op string) store.Observation {
 	h.t.Helper()
-	e, _ := h.m.Config.Endpoint(id)
+	e, ok, err := h.m.Endpoint(context.Background(), id)
+	if err != nil || !ok {
+		h.t.Fatalf("endpoint %s: %v %v", id, ok, err)
+	}
 	slot := schedule.SlotOf(h.clock(), e.Every)
 	if _, err := h.sched.Enqueue(context.Background(), id, op, slot); err != nil {
 		h.t.Fatal(err)

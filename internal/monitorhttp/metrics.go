@@ -2,6 +2,7 @@ package monitorhttp
 
 import (
 	"context"
+	"maps"
 	"net/http"
 	"time"
 
@@ -18,6 +19,8 @@ import (
 type Metrics struct {
 	duration *prometheus.HistogramVec
 	webhooks *prometheus.CounterVec
+	skipped  *prometheus.CounterVec
+	lag      *prometheus.GaugeVec
 }
 
 // NewMetrics registers the monitor's metrics on reg: the outcome and status
@@ -35,8 +38,16 @@ func NewMetrics(reg prometheus.Registerer, m *monitor.Monitor) *Metrics {
 			Name: "payability_monitor_webhook_deliveries_total",
 			Help: "Webhook delivery attempts by webhook (its configuration id, else its receiver key) and result: delivered, retry, gave_up, dropped (the receiver left the configuration while the delivery was pending).",
 		}, []string{"webhook", "result"}),
+		skipped: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "payability_monitor_checks_skipped_total",
+			Help: "Checks this instance skipped, by op, because they started a period or more after they were due (the backlog exceeded a period: add workers or instances).",
+		}, []string{"op"}),
+		lag: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "payability_monitor_check_lag_seconds",
+			Help: "How late, by op, the last check this instance started was after its due time (the backlog: near 0 when the instance keeps up).",
+		}, []string{"op"}),
 	}
-	reg.MustRegister(x.duration, x.webhooks, &stateCollector{m: m})
+	reg.MustRegister(x.duration, x.webhooks, x.skipped, x.lag, &stateCollector{m: m})
 	return x
 }
 
@@ -44,6 +55,13 @@ func NewMetrics(reg prometheus.Registerer, m *monitor.Monitor) *Metrics {
 func (x *Metrics) Recorded(o store.Observation) {
 	x.duration.WithLabelValues(o.Endpoint, o.Op).Observe(float64(o.DurationMS) / 1000)
 }
+
+// Skipped counts one check skipped for being a period late
+// (schedule.Options.Skipped).
+func (x *Metrics) Skipped(op string) { x.skipped.WithLabelValues(op).Inc() }
+
+// Lag sets how late the last check of op started (schedule.Options.Lag).
+func (x *Metrics) Lag(op string, late time.Duration) { x.lag.WithLabelValues(op).Set(late.Seconds()) }
 
 // Delivery counts one webhook delivery attempt (schedule.Options.DeliveryResult).
 func (x *Metrics) Delivery(webhook, result string) {
@@ -69,6 +87,9 @@ var statuses = []monitor.Status{monitor.Operational, monitor.Degraded, monitor.C
 
 type stateCollector struct{ m *monitor.Monitor }
 
+// metricsPage is how many endpoints a scrape reads at a time.
+const metricsPage = 1000
+
 func (c *stateCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- outcomeDesc
 	ch <- statusDesc
@@ -81,12 +102,29 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 	defer cancel()
 	failed := 0.0
 	now := c.m.NowTime()
-	for _, e := range c.m.Config.Endpoints {
-		latest, err := c.m.Latest(ctx, e)
+	// The active endpoints, a page at a time with their newest
+	// observations (two reads a page).
+	var eps []monitor.Endpoint
+	byID := map[string]map[string]store.Observation{}
+	for off := 0; ; off += metricsPage {
+		page, _, err := c.m.Endpoints(ctx, monitor.Query{Offset: off, Limit: metricsPage})
+		if err == nil {
+			var l map[string]map[string]store.Observation
+			if l, err = c.m.LatestOf(ctx, page); err == nil {
+				maps.Copy(byID, l)
+			}
+		}
 		if err != nil {
 			failed = 1
-			continue
+			break
 		}
+		eps = append(eps, page...)
+		if len(page) < metricsPage {
+			break
+		}
+	}
+	for _, e := range eps {
+		latest := byID[e.ID]
 		for _, op := range e.Ops {
 			o, ok := latest[op]
 			cur := "unknown"
@@ -127,7 +165,11 @@ func (h *Handler) probe(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "target (an endpoint id) and module (an op) are required", http.StatusBadRequest)
 		return
 	}
-	e, ok := h.cfg.Monitor.Config.Endpoint(id)
+	e, ok, err := h.cfg.Monitor.Endpoint(r.Context(), id)
+	if err != nil {
+		http.Error(w, "internal error", http.StatusInternalServerError)
+		return
+	}
 	if !ok {
 		http.Error(w, "unknown target: not an endpoint id of the configuration", http.StatusNotFound)
 		return

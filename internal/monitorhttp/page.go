@@ -112,11 +112,13 @@ func (h *Handler) trend(r *http.Request, e monitor.Endpoint, recent bool) (trend
 // (latest per op, daily counts, last change per op): its cost does not grow
 // with the history. With recent (the detail page) the newest observations
 // are read too.
-func (h *Handler) endpointPage(r *http.Request, e monitor.Endpoint, link string, recent bool) (endpointPage, []store.Observation, error) {
+func (h *Handler) endpointPage(r *http.Request, e monitor.Endpoint, latest map[string]store.Observation, link string, recent bool) (endpointPage, []store.Observation, error) {
 	m := h.cfg.Monitor
-	latest, err := m.Latest(r.Context(), e)
-	if err != nil {
-		return endpointPage{}, nil, err
+	if latest == nil {
+		var err error
+		if latest, err = m.Latest(r.Context(), e); err != nil {
+			return endpointPage{}, nil, err
+		}
 	}
 	tr, err := h.trend(r, e, recent)
 	if err != nil {
@@ -154,18 +156,32 @@ func (h *Handler) link(path string) string {
 }
 
 func (h *Handler) statusIndex(w http.ResponseWriter, r *http.Request) {
-	eps, pg, ok := pageOf(r, h.cfg.Monitor.Config.Endpoints, h.link("/status"))
+	q, pg, ok := pageOf(r)
 	if !ok {
 		writeError(w, 0, "bad_page")
+		return
+	}
+	eps, total, err := h.cfg.Monitor.Endpoints(r.Context(), q)
+	if err != nil {
+		writeError(w, 0, "internal_error")
+		return
+	}
+	pg.finish(total, h.link("/status"))
+	latest, err := h.cfg.Monitor.LatestOf(r.Context(), eps)
+	if err != nil {
+		writeError(w, 0, "internal_error")
 		return
 	}
 	data := struct {
 		Title, Now, Version string
 		Endpoints           []endpointPage
 		Paging              paging
-	}{Title: "Endpoint status", Now: criteria.Timestamp(h.cfg.Monitor.NowTime()), Version: buildinfo.Version, Paging: pg}
+		Filters             []filterLink
+		Filtered            string
+	}{Title: "Endpoint status", Now: criteria.Timestamp(h.cfg.Monitor.NowTime()), Version: buildinfo.Version, Paging: pg,
+		Filters: h.statusFilters(q.Status), Filtered: filteredText(q)}
 	for _, e := range eps {
-		p, _, err := h.endpointPage(r, e, h.link("/status/"+e.ID), false)
+		p, _, err := h.endpointPage(r, e, latest[e.ID], h.link("/status/"+e.ID), false)
 		if err != nil {
 			writeError(w, 0, "internal_error")
 			return
@@ -176,12 +192,16 @@ func (h *Handler) statusIndex(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) statusDetail(w http.ResponseWriter, r *http.Request) {
-	e, ok := h.cfg.Monitor.Config.Endpoint(r.PathValue("id"))
+	e, ok, err := h.cfg.Monitor.Endpoint(r.Context(), r.PathValue("id"))
+	if err != nil {
+		writeError(w, 0, "internal_error")
+		return
+	}
 	if !ok {
 		writeHTMLNotFound(w)
 		return
 	}
-	p, obs, err := h.endpointPage(r, e, "", true)
+	p, obs, err := h.endpointPage(r, e, nil, "", true)
 	if err != nil {
 		writeError(w, 0, "internal_error")
 		return
@@ -201,9 +221,11 @@ func (h *Handler) statusDetail(w http.ResponseWriter, r *http.Request) {
 	render(w, "detail", data)
 }
 
-func render(w http.ResponseWriter, name string, data any) {
+func render(w http.ResponseWriter, name string, data any) { renderWith(w, pages(), name, data) }
+
+func renderWith(w http.ResponseWriter, tmpl *template.Template, name string, data any) {
 	var buf bytes.Buffer
-	if err := pages().ExecuteTemplate(&buf, name, data); err != nil {
+	if err := tmpl.ExecuteTemplate(&buf, name, data); err != nil {
 		writeError(w, 0, "internal_error")
 		return
 	}
@@ -218,4 +240,35 @@ func writeHTMLNotFound(w http.ResponseWriter) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(http.StatusNotFound)
 	w.Write([]byte("<!doctype html><html lang=\"en\"><title>Not found</title><h1>No such endpoint</h1></html>\n"))
+}
+
+// filterLink is one status filter of the index page.
+type filterLink struct {
+	Word, Link string
+	Current    bool
+}
+
+// statusFilters are the index page's links to each status (no script: a
+// link per filter).
+func (h *Handler) statusFilters(cur monitor.Status) []filterLink {
+	out := []filterLink{{Word: "all", Link: h.link("/status"), Current: cur == ""}}
+	for _, st := range []monitor.Status{monitor.Critical, monitor.Degraded, monitor.Unknown, monitor.Operational, monitor.Retired} {
+		out = append(out, filterLink{Word: string(st), Link: h.link("/status?status=" + string(st)), Current: cur == st})
+	}
+	return out
+}
+
+// filteredText says which filters select the page's endpoints.
+func filteredText(q monitor.Query) string {
+	var parts []string
+	if q.Status != "" {
+		parts = append(parts, "status "+string(q.Status))
+	}
+	if q.Network != "" {
+		parts = append(parts, "network "+q.Network)
+	}
+	if q.Source != "" {
+		parts = append(parts, "source "+q.Source)
+	}
+	return strings.Join(parts, ", ")
 }

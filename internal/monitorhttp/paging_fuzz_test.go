@@ -1,40 +1,43 @@
 package monitorhttp
 
 import (
-	"fmt"
 	"net/http/httptest"
 	"net/url"
 	"testing"
-
-	"github.com/exchangerebel/payability/internal/monitor"
 )
 
 // FuzzPageOf: any query is either refused or gives a page of at most
-// MaxPerPage endpoints, in order, within the list; never a panic.
+// MaxPerPage endpoints within the list, and links that parse; never a
+// panic.
 func FuzzPageOf(f *testing.F) {
-	for _, q := range []string{"", "page=2", "page=3&per_page=100", "per_page=101", "page=0", "page=999999999", "page=1&page=2", "per_page=%2B5"} {
+	for _, q := range []string{"", "page=2", "page=3&per_page=100", "per_page=101", "page=0", "page=999999999", "page=1&page=2", "per_page=%2B5",
+		"status=critical", "status=nope", "network=eip155:8453&source=config", "source=a&source=b", "status=retired&page=2"} {
 		f.Add(q, 250)
 	}
 	f.Fuzz(func(t *testing.T, q string, n int) {
 		n = min(max(n, 0), 2000)
-		var eps []monitor.Endpoint
-		for i := range n {
-			eps = append(eps, monitor.Endpoint{ID: fmt.Sprint(i)})
-		}
 		r := httptest.NewRequest("GET", "/status", nil)
 		r.URL.RawQuery = q
-		got, pg, ok := pageOf(r, eps, "/status")
+		mq, pg, ok := pageOf(r)
 		if !ok {
 			return
 		}
-		if len(got) > MaxPerPage || len(got) > pg.PerPage || pg.Total != n || pg.Page < 1 {
-			t.Fatalf("%q over %d: %d endpoints, %+v", q, n, len(got), pg)
+		pg.finish(n, "/status")
+		if mq.Limit > MaxPerPage || mq.Limit != pg.PerPage || mq.Offset != (pg.Page-1)*pg.PerPage || pg.Total != n || pg.Page < 1 {
+			t.Fatalf("%q over %d: %+v, %+v", q, n, mq, pg)
 		}
-		if len(got) > 0 && got[0].ID != fmt.Sprint((pg.Page-1)*pg.PerPage) {
-			t.Fatalf("%q: the page starts at %s", q, got[0].ID)
-		}
-		if _, err := url.Parse(pg.Next); err != nil {
-			t.Fatalf("next link %q", pg.Next)
+		for _, l := range []string{pg.Next, pg.Prev} {
+			u, err := url.Parse(l)
+			if err != nil {
+				t.Fatalf("link %q", l)
+			}
+			if l != "" {
+				r2 := httptest.NewRequest("GET", "/status", nil)
+				r2.URL.RawQuery = u.RawQuery
+				if mq2, _, ok := pageOf(r2); !ok || mq2.Status != mq.Status || mq2.Network != mq.Network || mq2.Source != mq.Source {
+					t.Fatalf("link %q does not keep the filters of %q", l, q)
+				}
+			}
 		}
 	})
 }

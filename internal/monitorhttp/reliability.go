@@ -103,9 +103,8 @@ func (h *Handler) reliability(w http.ResponseWriter, r *http.Request) {
 		writeError(w, 0, "not_found")
 		return
 	}
-	e, ok := h.cfg.Monitor.Config.Endpoint(r.PathValue("id"))
+	e, ok := h.lookup(w, r, r.PathValue("id"))
 	if !ok {
-		writeError(w, 0, "not_found")
 		return
 	}
 	latest, err := h.cfg.Monitor.Latest(r.Context(), e)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -60,7 +61,7 @@ func BenchmarkStatus1000Endpoints30Days(b *testing.B) {
 	if err := tx.Commit(); err != nil {
 		b.Fatal(err)
 	}
-	for _, q := range storetest.SummaryRollbackSQL {
+	for _, q := range append(slices.Clone(storetest.PaymentNetworkRollbackSQL["sqlite"]), storetest.SummaryRollbackSQL...) {
 		if _, err := db.Exec(q); err != nil {
 			b.Fatal(err)
 		}
@@ -71,7 +72,10 @@ func BenchmarkStatus1000Endpoints30Days(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer st.Close()
-	m := &monitor.Monitor{Config: &monitor.Config{Endpoints: eps, Retention: monitor.DefaultRetention}, History: st, Now: func() time.Time { return now }}
+	m := &monitor.Monitor{Config: &monitor.Config{Endpoints: eps, Retention: monitor.DefaultRetention}, History: st, Catalog: st, Now: func() time.Time { return now }}
+	if err := m.Seed(context.Background()); err != nil { // the endpoints live in the store
+		b.Fatal(err)
+	}
 	h := monitorhttp.New(monitorhttp.Config{Monitor: m})
 	get := func(path string) {
 		rec := &discard{header: http.Header{}}
@@ -84,6 +88,16 @@ func BenchmarkStatus1000Endpoints30Days(b *testing.B) {
 	b.Run("page_of_100", func(b *testing.B) {
 		for b.Loop() {
 			get("/status")
+		}
+	})
+	b.Run("api_page_of_100", func(b *testing.B) {
+		for b.Loop() {
+			get("/api/v1/endpoints?page=5")
+		}
+	})
+	b.Run("api_filtered_unknown", func(b *testing.B) {
+		for b.Loop() {
+			get("/api/v1/endpoints?status=unknown&page=3")
 		}
 	})
 	b.Run("all_10_pages", func(b *testing.B) {

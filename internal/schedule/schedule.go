@@ -1,12 +1,15 @@
 // Package schedule runs the monitor's checks on River
-// (github.com/riverqueue/river): one periodic job per endpoint and op, made
-// unique per endpoint, op and period, in the store's own database (the SQLite
-// file through riversqlite, PostgreSQL through riverpgxv5). Several monitor
-// instances on one PostgreSQL database run each scheduled check once: only
-// River's elected leader inserts periodic jobs, every insert is unique by its
-// arguments (which carry the period), and the history's primary key records
-// a period once even if a job were worked twice. Workers are thin: they call
-// the monitor, which calls the ops and the store.
+// (github.com/riverqueue/river), in the store's own database (the SQLite
+// file through riversqlite, PostgreSQL through riverpgxv5). Each endpoint's
+// op has a fixed offset inside its interval (spread.go): one periodic job,
+// inserted by River's elected leader, inserts the checks due in the next
+// window, each scheduled at its due time and unique by endpoint, op and
+// period. Several monitor instances on one PostgreSQL database run each
+// scheduled check once: every insert is unique by its arguments (which
+// carry the period), and the history's primary key records a period once
+// even if a job were worked twice. A check that starts a period or more
+// late (MinSkipLate at least) is skipped, not run. Workers are thin: they call the monitor, which
+// calls the ops and the store.
 package schedule
 
 import (
@@ -24,6 +27,7 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/riverdriver/riversqlite"
 	"github.com/riverqueue/river/rivermigrate"
+	"github.com/riverqueue/river/rivertype"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 
@@ -50,18 +54,33 @@ const (
 
 // CheckArgs is one scheduled check: an endpoint's op in one period (Slot:
 // Unix seconds of the period's start).
+//
+// Due is when the check was scheduled to start (Unix milliseconds), set by
+// the enqueuer and the start's catch-up; 0 for a check enqueued by hand,
+// which is never skipped. It is not part of the unique key.
 type CheckArgs struct {
-	Endpoint string `json:"endpoint"`
-	Op       string `json:"op"`
-	Slot     int64  `json:"slot"`
+	Endpoint string `json:"endpoint" river:"unique"`
+	Op       string `json:"op" river:"unique"`
+	Slot     int64  `json:"slot" river:"unique"`
+	Due      int64  `json:"due,omitempty"`
 }
 
 // Kind implements river.JobArgs.
 func (CheckArgs) Kind() string { return "payability_monitor_check" }
 
 // InsertOpts makes a check unique by its arguments (endpoint, op, period)
-// in every state, and bounds its attempts.
+// in every state, and bounds its attempts. Checks come after the
+// enqueuer's and pruning's jobs (priority 2, theirs 1): a backlog of checks
+// never holds up the insertion of the next window.
 func (CheckArgs) InsertOpts() river.InsertOpts {
+	o := uniqueByArgs()
+	o.Priority = 2
+	return o
+}
+
+// uniqueByArgs is the options of a job unique by its arguments in every
+// state, with bounded attempts.
+func uniqueByArgs() river.InsertOpts {
 	return river.InsertOpts{MaxAttempts: CheckAttempts, UniqueOpts: river.UniqueOpts{ByArgs: true}}
 }
 
@@ -75,7 +94,7 @@ func (PruneArgs) Kind() string { return "payability_monitor_prune" }
 
 // InsertOpts makes a pruning unique per period.
 func (PruneArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{MaxAttempts: CheckAttempts, UniqueOpts: river.UniqueOpts{ByArgs: true}}
+	return uniqueByArgs()
 }
 
 // SlotOf is the period of every that t falls in, as the Unix second it
@@ -95,12 +114,46 @@ func (s slotSchedule) Next(t time.Time) time.Time {
 
 type checkWorker struct {
 	river.WorkerDefaults[CheckArgs]
-	m *monitor.Monitor
+	m      *monitor.Monitor
+	behind *behind
+	lag    func(op string, late time.Duration)
 }
 
 func (w *checkWorker) Timeout(*river.Job[CheckArgs]) time.Duration { return JobTimeout }
 
+// MinSkipLate is the least lateness that skips a check, whatever its
+// interval: River's leader makes scheduled jobs available every 5 s (its
+// first pass comes several seconds after it is elected) and workers poll,
+// so a lateness of seconds is no measure of a backlog.
+const MinSkipLate = 30 * time.Second
+
+// ErrSkipped ends a check that started a period or more after it was due:
+// its job is cancelled (River keeps it so, with this error), never run late.
+var ErrSkipped = errors.New("schedule: check skipped: started a period or more after it was due")
+
 func (w *checkWorker) Work(ctx context.Context, job *river.Job[CheckArgs]) error {
+	if job.Args.Due != 0 {
+		e, ok, err := w.m.Endpoint(ctx, job.Args.Endpoint)
+		if err != nil {
+			return err
+		}
+		if !ok || SlotOf(time.Unix(job.Args.Slot, 0), max(e.Every, time.Second)) != job.Args.Slot {
+			// Deleted, or its interval changed since the check was
+			// enqueued: the enqueuer has inserted the new interval's.
+			return river.JobCancel(monitor.ErrUnknownEndpoint)
+		}
+		now := w.m.NowTime()
+		late := max(now.Sub(time.UnixMilli(job.Args.Due)), 0)
+		if w.lag != nil {
+			w.lag(job.Args.Op, late)
+		}
+		if late >= max(e.Every, MinSkipLate) {
+			// The backlog is a period or more: the next period's check is
+			// due already. This one is recorded as skipped, not run.
+			w.behind.skip(now, job.Args.Op, late, e.Every)
+			return river.JobCancel(ErrSkipped)
+		}
+	}
 	_, _, err := w.m.Check(ctx, job.Args.Endpoint, job.Args.Op, job.Args.Slot)
 	if errors.Is(err, monitor.ErrUnknownEndpoint) {
 		// The configuration changed since the job was scheduled: nothing
@@ -134,6 +187,18 @@ type Options struct {
 	// NoPeriodic leaves the periodic jobs out: tests insert the jobs they
 	// want with Enqueue, so nothing depends on the clock.
 	NoPeriodic bool
+	// Endpoints lists the endpoints to schedule (default the monitor's
+	// active endpoints: the store's set when the monitor has a Catalog,
+	// read again whenever the set's version changes; else the
+	// configuration's).
+	Endpoints func(ctx context.Context) ([]monitor.Endpoint, error)
+	// EnqueueEvery is the enqueuer's tick (default the shortest interval
+	// of the set at Open, within [1 s, MaxEnqueueEvery]).
+	EnqueueEvery time.Duration
+	// Skipped, when set, is told of each check skipped for being a period
+	// late; Lag of how late each check started after it was due.
+	Skipped func(op string)
+	Lag     func(op string, late time.Duration)
 	// PollInterval is how often workers look for jobs (default River's 1s;
 	// PostgreSQL is also notified at once).
 	PollInterval time.Duration
@@ -158,21 +223,50 @@ type Options struct {
 	// RetryPolicy spaces retries (default River's exponential backoff);
 	// tests make it immediate so no test waits on the backoff.
 	RetryPolicy river.ClientRetryPolicy
+	// Import, when set, reads one of the configuration's sources (its
+	// periodic job, once per source and period across instances).
+	Import func(ctx context.Context, src monitor.Source) error
 }
 
 // Scheduler is one instance's River client.
 type Scheduler struct {
-	insert func(ctx context.Context, args river.JobArgs, opts *river.InsertOpts) (bool, error)
-	start  func(ctx context.Context) error
-	stop   func(ctx context.Context) error
-	close  func()
+	m *monitor.Monitor
+	// endpoints lists the endpoints to schedule; set, when not nil, is the
+	// store's copy it reads (Options.Endpoints unset).
+	endpoints func(ctx context.Context) ([]monitor.Endpoint, error)
+	set       *endpointSet
+	// tick is the enqueuer's: the window a change of the set inserts is as
+	// far ahead as the enqueuer's.
+	tick       time.Duration
+	insert     func(ctx context.Context, args river.JobArgs, opts *river.InsertOpts) (bool, error)
+	insertMany func(ctx context.Context, params []river.InsertManyParams) (int, error)
+	// catchUpOnStart: Start inserts the current period's passed checks.
+	catchUpOnStart bool
+	watch          watch
+	start          func(ctx context.Context) error
+	stop           func(ctx context.Context) error
+	close          func()
 }
 
 // Open connects to the database, applies River's migrations and builds the
 // client (not started).
 func Open(ctx context.Context, o Options) (*Scheduler, error) {
+	s := &Scheduler{m: o.Monitor, endpoints: o.Endpoints, tick: o.EnqueueEvery, catchUpOnStart: !o.NoPeriodic}
+	if s.endpoints == nil {
+		// The stored set (the file's alone without a catalog).
+		s.set = &endpointSet{m: o.Monitor}
+		s.endpoints = s.set.all
+		if o.Monitor.Catalog != nil {
+			s.watch.poke = make(chan struct{}, 1)
+		}
+	}
+	logger := o.Monitor.Log
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
 	workers := river.NewWorkers()
-	river.AddWorker(workers, &checkWorker{m: o.Monitor})
+	river.AddWorker(workers, &checkWorker{m: o.Monitor, behind: &behind{log: logger, skipped: o.Skipped}, lag: o.Lag})
+	river.AddWorker(workers, &enqueueWorker{s: s})
 	river.AddWorker(workers, &pruneWorker{m: o.Monitor})
 	ww := &webhookWorker{receivers: map[string]Receiver{}, post: o.Post, now: o.Now, result: o.DeliveryResult}
 	for _, r := range o.Receivers {
@@ -185,6 +279,7 @@ func Open(ctx context.Context, o Options) (*Scheduler, error) {
 		ww.now = time.Now
 	}
 	river.AddWorker(workers, ww)
+	river.AddWorker(workers, &importWorker{s: s, imp: o.Import})
 	cfg := &river.Config{
 		ID:                   o.ID,
 		Workers:              workers,
@@ -202,7 +297,14 @@ func Open(ctx context.Context, o Options) (*Scheduler, error) {
 		cfg.FetchCooldown = o.PollInterval
 	}
 	if !o.NoPeriodic {
-		cfg.PeriodicJobs = periodicJobs(o.Monitor)
+		if s.tick <= 0 {
+			eps, err := s.endpoints(ctx)
+			if err != nil {
+				return nil, fmt.Errorf("schedule: endpoints: %w", err)
+			}
+			s.tick = enqueueEvery(eps)
+		}
+		cfg.PeriodicJobs = periodicJobs(o.Monitor, s.tick)
 	}
 	n := o.Workers
 	switch {
@@ -226,7 +328,7 @@ func Open(ctx context.Context, o Options) (*Scheduler, error) {
 			db.Close()
 			return nil, fmt.Errorf("schedule: %w", err)
 		}
-		return wrap(c, func() { db.Close() }).tell(o), nil
+		return s.wrap(c, func() { db.Close() }).tell(o), nil
 	case o.DB.PostgresDSN != "":
 		pool, err := openPool(ctx, o.DB.PostgresDSN)
 		if err != nil {
@@ -245,24 +347,40 @@ func Open(ctx context.Context, o Options) (*Scheduler, error) {
 			pool.Close()
 			return nil, fmt.Errorf("schedule: %w", err)
 		}
-		return wrap(c, pool.Close).tell(o), nil
+		return s.wrap(c, pool.Close).tell(o), nil
 	}
 	return nil, errors.New("schedule: no database")
 }
 
-func wrap[TTx any](c *river.Client[TTx], closeDB func()) *Scheduler {
-	return &Scheduler{
-		insert: func(ctx context.Context, args river.JobArgs, opts *river.InsertOpts) (bool, error) {
-			res, err := c.Insert(ctx, args, opts)
-			if err != nil {
-				return false, err
-			}
-			return !res.UniqueSkippedAsDuplicate, nil
-		},
-		start: c.Start,
-		stop:  c.Stop,
-		close: closeDB,
+func (s *Scheduler) wrap(c riverClient, closeDB func()) *Scheduler {
+	s.insert = func(ctx context.Context, args river.JobArgs, opts *river.InsertOpts) (bool, error) {
+		res, err := c.Insert(ctx, args, opts)
+		if err != nil {
+			return false, err
+		}
+		return !res.UniqueSkippedAsDuplicate, nil
 	}
+	s.insertMany = func(ctx context.Context, params []river.InsertManyParams) (int, error) {
+		res, err := c.InsertMany(ctx, params)
+		n := 0
+		for _, r := range res {
+			if !r.UniqueSkippedAsDuplicate {
+				n++
+			}
+		}
+		return n, err
+	}
+	s.start, s.stop, s.close = c.Start, c.Stop, closeDB
+	return s
+}
+
+// riverClient is what the scheduler uses of a river.Client, whatever its
+// driver.
+type riverClient interface {
+	Insert(ctx context.Context, args river.JobArgs, opts *river.InsertOpts) (*rivertype.JobInsertResult, error)
+	InsertMany(ctx context.Context, params []river.InsertManyParams) ([]*rivertype.JobInsertResult, error)
+	Start(ctx context.Context) error
+	Stop(ctx context.Context) error
 }
 
 // tell makes the monitor enqueue one delivery per receiver of each change
@@ -277,8 +395,8 @@ func (s *Scheduler) tell(o Options) *Scheduler {
 	}
 	o.Monitor.Changed = func(ctx context.Context, prev, cur store.Observation) error {
 		ev := eventOf(prev, cur)
-		body := string(ev.Body())
 		for _, r := range o.Receivers {
+			body := string(ev.BodyAs(r.Format))
 			if _, err := s.insert(ctx, WebhookArgs{Receiver: r.Key(), EventID: ev.ID, Body: body}, &river.InsertOpts{MaxAttempts: attempts}); err != nil {
 				return err
 			}
@@ -288,28 +406,38 @@ func (s *Scheduler) tell(o Options) *Scheduler {
 	return s
 }
 
-func periodicJobs(m *monitor.Monitor) []*river.PeriodicJob {
-	var jobs []*river.PeriodicJob
-	for _, e := range m.Config.Endpoints {
-		for _, op := range e.Ops {
-			e, op := e, op
-			jobs = append(jobs, river.NewPeriodicJob(slotSchedule{e.Every}, func() (river.JobArgs, *river.InsertOpts) {
-				return CheckArgs{Endpoint: e.ID, Op: op, Slot: SlotOf(m.NowTime(), e.Every)}, nil
-			}, &river.PeriodicJobOpts{ID: "check/" + e.ID + "/" + op, RunOnStart: true}))
-		}
-	}
+// periodicJobs are few, whatever the number of endpoints: the enqueuer's
+// tick, the pruning, and each configured source's import.
+func periodicJobs(m *monitor.Monitor, tick time.Duration) []*river.PeriodicJob {
+	jobs := []*river.PeriodicJob{river.NewPeriodicJob(slotSchedule{tick}, func() (river.JobArgs, *river.InsertOpts) {
+		return EnqueueArgs{Window: SlotOf(m.NowTime(), tick), Tick: tick.Milliseconds()}, nil
+	}, &river.PeriodicJobOpts{ID: "enqueue", RunOnStart: true})}
 	jobs = append(jobs, river.NewPeriodicJob(slotSchedule{PruneEvery}, func() (river.JobArgs, *river.InsertOpts) {
 		return PruneArgs{Slot: SlotOf(m.NowTime(), PruneEvery)}, nil
 	}, &river.PeriodicJobOpts{ID: "prune", RunOnStart: true}))
-	return jobs
+	return append(jobs, importJobs(m)...)
 }
 
-// Start starts working jobs (and, on the leader, scheduling them).
-func (s *Scheduler) Start(ctx context.Context) error { return s.start(ctx) }
+// Start inserts the start's catch-up (CatchUp; not with NoPeriodic),
+// starts working jobs (and, on the leader, scheduling them), and the watch
+// that schedules at once the endpoints this instance adds (Poke).
+func (s *Scheduler) Start(ctx context.Context) error {
+	if s.catchUpOnStart {
+		if err := s.catchUp(ctx); err != nil {
+			return fmt.Errorf("schedule: catch-up: %w", err)
+		}
+	}
+	if err := s.start(ctx); err != nil {
+		return err
+	}
+	s.watch.start(s)
+	return nil
+}
 
 // Stop waits for the running jobs to end (or ctx), then closes the
 // database.
 func (s *Scheduler) Stop(ctx context.Context) error {
+	s.watch.stop()
 	err := s.stop(ctx)
 	s.close()
 	return err

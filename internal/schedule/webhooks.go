@@ -32,6 +32,8 @@ type Receiver struct {
 	ID     string // the configuration's id of the receiver, "" when none
 	URL    string
 	Secret []byte
+	// Format is the payload's shape (webhook.Formats; "" is json).
+	Format string
 }
 
 // Key is the receiver's stable identity, what a queued delivery names: a

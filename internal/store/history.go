@@ -39,6 +39,12 @@ type History interface {
 	// does not grow with the history.
 	LastChanges(ctx context.Context, endpoint string) ([]Observation, error)
 
+	// LatestObservations returns, for each of endpoints, the observation
+	// of the newest slot of each of its ops (read through the summary:
+	// its cost grows with the endpoints asked, not with the history),
+	// ordered by endpoint and op.
+	LatestObservations(ctx context.Context, endpoints []string) ([]Observation, error)
+
 	// PruneObservations deletes the observations taken before before and
 	// returns how many it deleted.
 	PruneObservations(ctx context.Context, before time.Time) (int64, error)
@@ -72,13 +78,25 @@ type Observation struct {
 	// (the entry TermsSHA256 hashes), empty for the other ops and when no
 	// entry was selected.
 	Network string
+	// Scheme is the payment scheme of the entry the op graded, from a
+	// closed set (exact, upto, other); empty when none. X402Version is its
+	// x402 version (1 or 2; 0 when none). Source names where the endpoint
+	// was listed from when it was observed (config, api, or a catalog's
+	// label: monitor.SourceOf); empty on rows written before the report
+	// existed. Migration 0011.
+	Scheme      string
+	X402Version int
+	Source      string
 }
 
 // Limits of an observation's closed-form fields.
 const (
-	MaxReasons  = 32
-	maxCodeLen  = 64
-	maxIDLength = 64
+	MaxReasons = 32
+	// MaxSchemeLen bounds Scheme; MaxX402Version bounds X402Version.
+	MaxSchemeLen   = 16
+	MaxX402Version = 255
+	maxCodeLen     = 64
+	maxIDLength    = 64
 )
 
 // ErrInvalidObservation: an observation whose fields are not of their
@@ -146,6 +164,10 @@ func (o Observation) Validate() error {
 		}
 	}
 	if o.TermsSHA256 != "" && !IsDigest(o.TermsSHA256) || o.Network != "" && !validCAIP2(o.Network) {
+		return ErrInvalidObservation
+	}
+	if o.Scheme != "" && (len(o.Scheme) > MaxSchemeLen || !ValidCode(o.Scheme)) ||
+		o.X402Version < 0 || o.X402Version > MaxX402Version || o.Source != "" && !ValidID(o.Source) {
 		return ErrInvalidObservation
 	}
 	return nil

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // DefaultHostConns is the default bound on simultaneous connections to one
@@ -18,17 +19,27 @@ const DefaultHostConns = 6
 // built with it: the tool calls of one MCP server, a scan run and a
 // monitor's checks alike. A connection holds its host's slot from the dial
 // until it is closed; a dial waits, first come first served, for a free
-// slot. It is safe for concurrent use.
+// slot. With a spacing (NewPoliteHostLimit), two slots of one host are
+// never taken less than the spacing apart: a slot taken too soon after the
+// last one waits for its turn before it is used. It is safe for concurrent
+// use.
 type HostLimit struct {
-	n      int
-	mu     sync.Mutex
-	hosts  map[string]*hostSlots
-	scopes map[*Session]struct{} // open scopes, whose idle connections give way to a waiter
+	n       int
+	spacing time.Duration
+	mu      sync.Mutex
+	hosts   map[string]*hostSlots
+	scopes  map[*Session]struct{} // open scopes, whose idle connections give way to a waiter
+	takes   int                   // slots taken, for the sweep of spaced hosts
+
+	// now and sleep are the spacing's clock (tests inject theirs).
+	now   func() time.Time
+	sleep func(ctx context.Context, d time.Duration) error
 }
 
 type hostSlots struct {
 	open int
 	wait []*slotWaiter
+	next time.Time // with a spacing: the earliest the next slot may be used
 }
 
 type slotWaiter struct {
@@ -42,7 +53,30 @@ func NewHostLimit(n int) *HostLimit {
 	if n <= 0 {
 		n = DefaultHostConns
 	}
-	return &HostLimit{n: n, hosts: map[string]*hostSlots{}, scopes: map[*Session]struct{}{}}
+	return &HostLimit{n: n, hosts: map[string]*hostSlots{}, scopes: map[*Session]struct{}{}, now: time.Now, sleep: sleepCtx}
+}
+
+// NewPoliteHostLimit is NewHostLimit(n) with at least spacing between two
+// slots of one host taken (a monitor's politeness: at most n connections
+// open to a host, opened at most once per spacing).
+func NewPoliteHostLimit(n int, spacing time.Duration) *HostLimit {
+	l := NewHostLimit(n)
+	l.spacing = max(spacing, 0)
+	return l
+}
+
+// Spacing is the least time between two slots of one host.
+func (l *HostLimit) Spacing() time.Duration { return l.spacing }
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // register and unregister track the open scopes.
@@ -99,8 +133,48 @@ func (l *HostLimit) Waiting(host string) int {
 }
 
 // acquire takes a slot of host, waiting in line until one is free or ctx
-// ends.
+// ends, then, with a spacing, waits for the host's turn.
 func (l *HostLimit) acquire(ctx context.Context, host string) error {
+	if err := l.take(ctx, host); err != nil {
+		return err
+	}
+	if l.spacing == 0 {
+		return nil
+	}
+	l.mu.Lock()
+	h := l.slots(host)
+	now := l.now()
+	at := h.next
+	if at.Before(now) {
+		at = now
+	}
+	h.next = at.Add(l.spacing)
+	l.takes++
+	if l.takes%4096 == 0 {
+		l.sweep(now)
+	}
+	l.mu.Unlock()
+	if d := at.Sub(now); d > 0 {
+		if err := l.sleep(ctx, d); err != nil {
+			l.release(host)
+			return err
+		}
+	}
+	return nil
+}
+
+// sweep forgets the spaced hosts that hold nothing and whose turn has come
+// (gc keeps a host whose next turn is still ahead).
+func (l *HostLimit) sweep(now time.Time) {
+	for host, h := range l.hosts {
+		if h.open == 0 && len(h.wait) == 0 && !now.Before(h.next) {
+			delete(l.hosts, host)
+		}
+	}
+}
+
+// take takes a slot of host, waiting in line until one is free or ctx ends.
+func (l *HostLimit) take(ctx context.Context, host string) error {
 	l.mu.Lock()
 	h := l.slots(host)
 	if h.open < l.n && len(h.wait) == 0 {
@@ -161,7 +235,7 @@ func (l *HostLimit) slots(host string) *hostSlots {
 }
 
 func (l *HostLimit) gc(host string, h *hostSlots) {
-	if h.open == 0 && len(h.wait) == 0 {
+	if h.open == 0 && len(h.wait) == 0 && (l.spacing == 0 || !l.now().Before(h.next)) {
 		delete(l.hosts, host)
 	}
 }

@@ -178,3 +178,108 @@ func TestHostLimitIsPerClientByDefault(t *testing.T) {
 	// The one-shot connection closes after the exchange, and its slot is free.
 	waitFor(t, func() bool { return c.opts.HostLimit.Open("127.0.0.1") == 0 })
 }
+
+// fakeSleep is a spacing clock: sleeping advances it, and every sleep is
+// recorded.
+type fakeSleep struct {
+	mu    sync.Mutex
+	t     time.Time
+	slept []time.Duration
+}
+
+func (f *fakeSleep) now() time.Time {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.t
+}
+
+func (f *fakeSleep) sleep(ctx context.Context, d time.Duration) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.slept = append(f.slept, d)
+	f.t = f.t.Add(d)
+	return ctx.Err()
+}
+
+// TestPoliteHostLimitSpacesSlotsOfAHost: slots of one host are taken at
+// least the spacing apart (each waits for its turn); another host has
+// turns of its own; a wait whose context ends gives its slot back.
+func TestPoliteHostLimitSpacesSlotsOfAHost(t *testing.T) {
+	const spacing = 250 * time.Millisecond
+	l := NewPoliteHostLimit(2, spacing)
+	clock := &fakeSleep{t: time.Date(2026, 12, 5, 8, 0, 0, 0, time.UTC)}
+	l.now, l.sleep = clock.now, clock.sleep
+	ctx := context.Background()
+	var starts []time.Time
+	for range 5 {
+		if err := l.acquire(ctx, "seller.example"); err != nil {
+			t.Fatal(err)
+		}
+		starts = append(starts, clock.now())
+		l.release("seller.example")
+	}
+	for i := 1; i < len(starts); i++ {
+		if d := starts[i].Sub(starts[i-1]); d < spacing {
+			t.Errorf("slots %d and %d of one host taken %v apart, spacing %v", i-1, i, d, spacing)
+		}
+	}
+	// Another host is not behind the first one's turns.
+	before := len(clock.slept)
+	if err := l.acquire(ctx, "other.example"); err != nil {
+		t.Fatal(err)
+	}
+	if len(clock.slept) != before {
+		t.Errorf("the first slot of another host waited %v", clock.slept[before:])
+	}
+	l.release("other.example")
+	// A turn waited for with an ended context gives the slot back.
+	ended, end := context.WithCancel(ctx)
+	end()
+	if err := l.acquire(ended, "seller.example"); err == nil {
+		t.Fatal("an ended wait for the host's turn took the slot")
+	}
+	if got := l.Open("seller.example"); got != 0 {
+		t.Errorf("%d slots held after an ended wait, want 0", got)
+	}
+	if l.Spacing() != spacing || NewHostLimit(2).Spacing() != 0 {
+		t.Errorf("spacing %v / %v", l.Spacing(), NewHostLimit(2).Spacing())
+	}
+}
+
+// TestPoliteHostLimitBoundsInFlightAtTheSeller: many callers of two
+// Clients sharing a polite limit never have more requests in the seller's
+// hands than the limit (the spacing does not let a waiter slip past it).
+func TestPoliteHostLimitBoundsInFlightAtTheSeller(t *testing.T) {
+	const limit, callers = 2, 40
+	g := &gatedSeller{release: make(chan struct{})}
+	srv, cs := countedServer(t, g)
+	hl := NewPoliteHostLimit(limit, time.Millisecond)
+	a := New(Options{AllowPrivate: true, HostLimit: hl})
+	b := New(Options{AllowPrivate: true, HostLimit: hl})
+	host := strings.Split(strings.TrimPrefix(srv.URL, "http://"), ":")[0]
+	var wg sync.WaitGroup
+	for i := range callers {
+		wg.Go(func() {
+			c := a
+			if i%2 == 1 {
+				c = b
+			}
+			if got := c.Get(context.Background(), srv.URL+"/"); got.Status != http.StatusPaymentRequired {
+				t.Errorf("capture %v %d", got.Outcome, got.Status)
+			}
+		})
+	}
+	waitFor(t, func() bool {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		return g.inFlight == limit && hl.Waiting(host) == callers-limit
+	})
+	if n := cs.opened.Load(); n != limit {
+		t.Fatalf("the seller accepted %d connections at a limit of %d", n, limit)
+	}
+	close(g.release)
+	wg.Wait()
+	if g.max > limit {
+		t.Errorf("the seller had %d requests in hand at once, limit %d", g.max, limit)
+	}
+}

@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -41,15 +42,29 @@ func TestSummaryBackfill(t *testing.T) {
 		s := open(t, dsn, postgres.Options{})
 		return s, func() { s.Close() }
 	}, func(t *testing.T) {
-		conn, err := pgx.Connect(context.Background(), dsn)
-		if err != nil {
+		execAll(t, dsn, append(slices.Clone(storetest.PaymentNetworkRollbackSQL["postgres"]), storetest.SummaryRollbackSQL...))
+	})
+}
+
+// execAll runs qs on the database at dsn, every store closed.
+func execAll(t *testing.T, dsn string, qs []string) {
+	t.Helper()
+	conn, err := pgx.Connect(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	for _, q := range qs {
+		if _, err := conn.Exec(context.Background(), q); err != nil {
 			t.Fatal(err)
 		}
-		defer conn.Close(context.Background())
-		for _, q := range append(storetest.PaymentNetworkRollbackSQL["postgres"], storetest.SummaryRollbackSQL...) {
-			if _, err := conn.Exec(context.Background(), q); err != nil {
-				t.Fatal(err)
-			}
-		}
+	}
+}
+
+var _ store.EndpointCatalog = (*postgres.Store)(nil)
+
+func TestEndpointsConformance(t *testing.T) {
+	storetest.RunEndpoints(t, func(t *testing.T) storetest.Catalog {
+		return openClosed(t, newSchema(t))
 	})
 }

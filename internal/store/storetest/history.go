@@ -386,18 +386,27 @@ func testHistoryDailyPrune(t *testing.T, h store.History) {
 	}
 }
 
-// SummaryRollbackSQL undoes migration 0007 (the summary) on a database, so
-// that opening a store again applies it to the history already there. The
-// migrations after it are undone too (the store applies what is past the
-// highest version it finds): 0009 (x402-preflight's ledger tables; its
-// widened op checks apply again unchanged).
-var SummaryRollbackSQL = []string{
-	`DROP TABLE observation_days`,
-	`DROP TABLE observation_runs`,
+// EndpointsRollbackSQL undoes migration 0010 (the endpoints).
+var EndpointsRollbackSQL = []string{
+	`DROP TABLE endpoints`,
+	`DROP TABLE endpoint_sources`,
+	`DROP TABLE endpoint_version`,
+	`DELETE FROM schema_migrations WHERE version = 10`,
+}
+
+// SummaryRollbackSQL undoes migration 0007 (the summary), and the later
+// ones first (0011 the report, 0010 the endpoints, 0009 x402-preflight's
+// ledger tables, whose widened op checks apply again unchanged), on a
+// database, so that opening a store again applies them to the history
+// already there. Run PaymentNetworkRollbackSQL (0008) before it.
+var SummaryRollbackSQL = append(append(slices.Clone(ReportRollbackSQL), EndpointsRollbackSQL...),
 	`DROP TABLE ledger_preflight`,
 	`DROP TABLE ledger_lint`,
-	`DELETE FROM schema_migrations WHERE version >= 7`,
-}
+	`DELETE FROM schema_migrations WHERE version = 9`,
+	`DROP TABLE observation_days`,
+	`DROP TABLE observation_runs`,
+	`DELETE FROM schema_migrations WHERE version = 7`,
+)
 
 // PaymentNetworkRollbackSQL undoes migration 0008 (the ledger's
 // payment_network) on each backend, run before SummaryRollbackSQL so that

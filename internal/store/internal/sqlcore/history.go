@@ -3,6 +3,7 @@ package sqlcore
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 	"time"
 
@@ -13,22 +14,22 @@ import (
 // slot) makes a second write of one slot a no-op on either database.
 
 const addObservationSQL = `
-INSERT INTO observations (endpoint, op, slot, at_ms, passing, state, reasons, duration_ms, terms_sha256, network)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+INSERT INTO observations (endpoint, op, slot, at_ms, passing, state, reasons, duration_ms, terms_sha256, network, scheme, x402_version, source)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
 ON CONFLICT (endpoint, op, slot) DO NOTHING`
 
 // The newest limit rows at or after since, read newest first and reversed.
 const (
 	observationsSQL = `
-SELECT endpoint, op, slot, at_ms, passing, state, reasons, duration_ms, terms_sha256, network
+SELECT endpoint, op, slot, at_ms, passing, state, reasons, duration_ms, terms_sha256, network, scheme, x402_version, source
 FROM observations WHERE endpoint = $1 AND op = $2 AND at_ms >= $3
 ORDER BY at_ms DESC, slot DESC LIMIT $4`
 	observationsAllOpsSQL = `
-SELECT endpoint, op, slot, at_ms, passing, state, reasons, duration_ms, terms_sha256, network
+SELECT endpoint, op, slot, at_ms, passing, state, reasons, duration_ms, terms_sha256, network, scheme, x402_version, source
 FROM observations WHERE endpoint = $1 AND at_ms >= $2
 ORDER BY at_ms DESC, slot DESC, op DESC LIMIT $3`
 	latestObservationSQL = `
-SELECT endpoint, op, slot, at_ms, passing, state, reasons, duration_ms, terms_sha256, network
+SELECT endpoint, op, slot, at_ms, passing, state, reasons, duration_ms, terms_sha256, network, scheme, x402_version, source
 FROM observations WHERE endpoint = $1 AND op = $2
 ORDER BY at_ms DESC, slot DESC LIMIT 1`
 	pruneObservationsSQL = `DELETE FROM observations WHERE at_ms < $1`
@@ -44,9 +45,9 @@ ON CONFLICT (endpoint, day) DO UPDATE SET checks = observation_days.checks + 1, 
 	updateRunSQL = `UPDATE observation_runs SET slot = $3, passing = $4, change_slot = CASE WHEN passing <> $4 THEN $3 ELSE change_slot END
 WHERE endpoint = $1 AND op = $2`
 	lastChangesSQL = `
-SELECT o.endpoint, o.op, o.slot, o.at_ms, o.passing, o.state, o.reasons, o.duration_ms, o.terms_sha256, o.network
+SELECT o.endpoint, o.op, o.slot, o.at_ms, o.passing, o.state, o.reasons, o.duration_ms, o.terms_sha256, o.network, o.scheme, o.x402_version, o.source
 FROM observation_runs r JOIN observations o ON o.endpoint = r.endpoint AND o.op = r.op AND o.slot = r.change_slot
-WHERE r.endpoint = $1 ORDER BY o.op`
+WHERE r.endpoint = $1 ORDER BY r.op`
 	pruneDaysSQL  = `DELETE FROM observation_days WHERE day <= $1`
 	recountDaySQL = `
 INSERT INTO observation_days (endpoint, day, checks, passing)
@@ -66,7 +67,7 @@ func (s *Store) AddObservation(ctx context.Context, o store.Observation) (bool, 
 	added := false
 	err := s.db.InTx(ctx, func(q Querier) error {
 		n, err := q.Exec(ctx, addObservationSQL, o.Endpoint, o.Op, o.Slot, o.At.UnixMilli(), passing,
-			o.State, strings.Join(o.Reasons, ","), o.DurationMS, o.TermsSHA256, o.Network)
+			o.State, strings.Join(o.Reasons, ","), o.DurationMS, o.TermsSHA256, o.Network, o.Scheme, int64(o.X402Version), o.Source)
 		if err != nil || n != 1 {
 			return err
 		}
@@ -77,18 +78,25 @@ func (s *Store) AddObservation(ctx context.Context, o store.Observation) (bool, 
 		if _, err := q.Exec(ctx, addDaySQL, o.Endpoint, o.At.UnixMilli()/dayMS, passing); err != nil {
 			return err
 		}
+		if _, err := q.Exec(ctx, addStateDaySQL, o.At.UnixMilli()/dayMS, o.Op, o.State); err != nil {
+			return err
+		}
 		var slot, was int64
 		switch err := q.QueryRow(ctx, runSQL, o.Endpoint, o.Op).Scan(&slot, &was); {
 		case errors.Is(err, ErrNoRows):
-			_, err = q.Exec(ctx, addRunSQL, o.Endpoint, o.Op, o.Slot, passing)
-			return err
+			if _, err = q.Exec(ctx, addRunSQL, o.Endpoint, o.Op, o.Slot, passing); err != nil {
+				return err
+			}
 		case err != nil:
 			return err
 		case o.Slot > slot:
-			_, err = q.Exec(ctx, updateRunSQL, o.Endpoint, o.Op, o.Slot, passing)
-			return err
+			if _, err = q.Exec(ctx, updateRunSQL, o.Endpoint, o.Op, o.Slot, passing); err != nil {
+				return err
+			}
+		default:
+			return nil
 		}
-		return nil
+		return observedEndpoint(ctx, q, o)
 	})
 	return added, err
 }
@@ -100,6 +108,36 @@ func (s *Store) LastChanges(ctx context.Context, endpoint string) ([]store.Obser
 	}
 	return readObservations(s.db.Query(ctx, lastChangesSQL, endpoint))
 }
+
+// LatestObservations implements store.History.
+func (s *Store) LatestObservations(ctx context.Context, endpoints []string) ([]store.Observation, error) {
+	if len(endpoints) == 0 {
+		return nil, nil
+	}
+	if len(endpoints) > maxLatestBatch {
+		return nil, store.ErrInvalidObservation
+	}
+	args := make([]any, len(endpoints))
+	marks := make([]string, len(endpoints))
+	for i, e := range endpoints {
+		if !store.ValidID(e) {
+			return nil, store.ErrInvalidObservation
+		}
+		args[i], marks[i] = e, "$"+strconv.Itoa(i+1)
+	}
+	return readObservations(s.db.Query(ctx, `
+SELECT o.endpoint, o.op, o.slot, o.at_ms, o.passing, o.state, o.reasons, o.duration_ms, o.terms_sha256, o.network, o.scheme, o.x402_version, o.source
+FROM observation_runs r JOIN observations o ON o.endpoint = r.endpoint AND o.op = r.op AND o.slot = r.slot
+WHERE r.endpoint IN (`+strings.Join(marks, ", ")+`) ORDER BY r.endpoint, r.op`, args...))
+}
+
+// The ORDER BY names the summary's columns on purpose: SQLite then reads
+// the summary first and each observation by its primary key, where ordering
+// by the observation's columns makes it walk every observation of the
+// endpoint (the whole history) instead.
+
+// maxLatestBatch bounds the endpoints of one LatestObservations (a page).
+const maxLatestBatch = 1000
 
 // Observations implements store.History.
 func (s *Store) Observations(ctx context.Context, endpoint, op string, since time.Time, limit int) ([]store.Observation, error) {
@@ -176,8 +214,10 @@ func (s *Store) PruneObservations(ctx context.Context, before time.Time) (int64,
 		if _, err := q.Exec(ctx, pruneDaysSQL, day); err != nil {
 			return err
 		}
-		_, err = q.Exec(ctx, recountDaySQL, day*dayMS, (day+1)*dayMS)
-		return err
+		if _, err = q.Exec(ctx, recountDaySQL, day*dayMS, (day+1)*dayMS); err != nil {
+			return err
+		}
+		return pruneStateDays(ctx, q, day)
 	})
 	return n, err
 }
@@ -204,10 +244,13 @@ func scanObservation(r Row) (store.Observation, error) {
 		o             store.Observation
 		atMS, passing int64
 		reasons       string
+		version       int64
 	)
-	if err := r.Scan(&o.Endpoint, &o.Op, &o.Slot, &atMS, &passing, &o.State, &reasons, &o.DurationMS, &o.TermsSHA256, &o.Network); err != nil {
+	if err := r.Scan(&o.Endpoint, &o.Op, &o.Slot, &atMS, &passing, &o.State, &reasons, &o.DurationMS, &o.TermsSHA256, &o.Network,
+		&o.Scheme, &version, &o.Source); err != nil {
 		return store.Observation{}, err
 	}
+	o.X402Version = int(version)
 	o.At = time.UnixMilli(atMS).UTC()
 	o.Passing = passing == 1
 	if reasons != "" {
