@@ -580,7 +580,7 @@ func startInstance(bin, cfg, dsn, dataDir string, o options) (*instance, error) 
 			if m := servingRe.FindStringSubmatch(line); m != nil {
 				served <- m[1]
 			}
-			if strings.Contains(line, "level=WARN") || strings.Contains(line, "level=ERROR") {
+			if strings.Contains(line, "level=WARN") || strings.Contains(line, "level=ERROR") || strings.HasPrefix(line, "payability") {
 				fmt.Fprintln(os.Stderr, "   [instance]", line)
 			}
 		}

@@ -108,4 +108,13 @@ SELECT 'f' || n, 'https://x.example/', 'GET', '', 'check', 3600, '', '', '', CAS
 	if _, ok, _ := s.Endpoint(ctx, "over"); ok {
 		t.Error("the refused endpoint was written")
 	}
+	// The whole active set in one read (the scheduler's): its sources are
+	// read in batches, never one IN list past the driver's parameter limit.
+	all, _, err := s.ListEndpoints(ctx, store.EndpointQuery{})
+	if err != nil || len(all) != store.MaxEndpoints {
+		t.Fatalf("the whole set: %d endpoints, %v; want %d", len(all), err, store.MaxEndpoints)
+	}
+	if last := all[len(all)-1]; last.ID != "last" || !slices.Equal(last.Sources, []string{store.SourceAPI}) {
+		t.Errorf("the last of the whole set: %s with sources %v", last.ID, last.Sources)
+	}
 }

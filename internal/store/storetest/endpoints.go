@@ -37,6 +37,7 @@ func RunEndpoints(t *testing.T, open func(t *testing.T) Catalog) {
 		{"endpoints/invalid_refused", testEndpointsInvalid},
 		{"endpoints/merge_keeps_the_known_definition", testEndpointsMerge},
 		{"endpoints/latest_observations_of_a_page", testEndpointsLatest},
+		{"endpoints/whole_set_reads_sources_across_batches", testEndpointsSourcesBatches},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -396,5 +397,34 @@ func testEndpointsLatest(t *testing.T, c Catalog) {
 	}
 	if got, err := c.LatestObservations(ctx, nil); err != nil || len(got) != 0 {
 		t.Errorf("latest of none = %v, %v", got, err)
+	}
+}
+
+// testEndpointsSourcesBatches: a read of more endpoints than one sources
+// query takes (2,345: three batches) gives every endpoint its own sources.
+func testEndpointsSourcesBatches(t *testing.T, c Catalog) {
+	seen := time.Unix(1_800_000_000, 0)
+	var a, b []store.EndpointRecord
+	for i := range 2345 {
+		e := rec("e" + strconv.Itoa(100000+i))
+		a = append(a, e)
+		if i%3 == 0 {
+			b = append(b, e)
+		}
+	}
+	put(t, c, "https://a.example/", seen, a...)
+	put(t, c, "https://b.example/", seen, b...)
+	eps, total, err := c.ListEndpoints(context.Background(), store.EndpointQuery{})
+	if err != nil || total != 2345 || len(eps) != 2345 {
+		t.Fatalf("ListEndpoints: %d of %d, %v", len(eps), total, err)
+	}
+	for i, e := range eps {
+		want := []string{"https://a.example/"}
+		if i%3 == 0 {
+			want = append(want, "https://b.example/")
+		}
+		if !slices.Equal(e.Sources, want) {
+			t.Fatalf("%s: sources %v, want %v", e.ID, e.Sources, want)
+		}
 	}
 }

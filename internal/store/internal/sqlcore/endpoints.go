@@ -260,31 +260,48 @@ func (s *Store) readEndpoints(ctx context.Context, rows Rows, err error) ([]stor
 	if err != nil || len(out) == 0 {
 		return out, err
 	}
-	var ids []string
-	args := make([]any, len(out))
-	for i, e := range out {
-		ids = append(ids, "$"+strconv.Itoa(i+1))
-		args[i] = e.ID
-	}
-	srows, err := s.db.Query(ctx, "SELECT endpoint, source FROM endpoint_sources WHERE endpoint IN ("+strings.Join(ids, ", ")+") ORDER BY endpoint, source", args...)
-	if err != nil {
-		return nil, err
-	}
-	defer srows.Close()
-	at := map[string]int{}
+	at := make(map[string]int, len(out))
 	for i, e := range out {
 		at[e.ID] = i
 	}
+	// The sources are read sourcesBatch endpoints a query: a whole set
+	// (100,000) in one IN list is past PostgreSQL's 65,535 parameters.
+	for lo := 0; lo < len(out); lo += sourcesBatch {
+		hi := min(lo+sourcesBatch, len(out))
+		marks := make([]string, 0, hi-lo)
+		args := make([]any, 0, hi-lo)
+		for i, e := range out[lo:hi] {
+			marks = append(marks, "$"+strconv.Itoa(i+1))
+			args = append(args, e.ID)
+		}
+		if err := s.readSources(ctx, out, at, "SELECT endpoint, source FROM endpoint_sources WHERE endpoint IN ("+strings.Join(marks, ", ")+") ORDER BY endpoint, source", args); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// sourcesBatch is the number of endpoints whose sources one query reads.
+const sourcesBatch = 1000
+
+// readSources appends the sources the query q reads to the endpoints of
+// out (at maps an id to its index).
+func (s *Store) readSources(ctx context.Context, out []store.EndpointRecord, at map[string]int, q string, args []any) error {
+	srows, err := s.db.Query(ctx, q, args...)
+	if err != nil {
+		return err
+	}
+	defer srows.Close()
 	for srows.Next() {
 		var id, src string
 		if err := srows.Scan(&id, &src); err != nil {
-			return nil, err
+			return err
 		}
 		if i, ok := at[id]; ok {
 			out[i].Sources = append(out[i].Sources, src)
 		}
 	}
-	return out, srows.Err()
+	return srows.Err()
 }
 
 // ReleaseSource implements store.EndpointCatalog.
