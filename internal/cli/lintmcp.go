@@ -9,6 +9,7 @@ import (
 	"github.com/exchangerebel/payability/internal/buildinfo"
 	"github.com/exchangerebel/payability/internal/format"
 	"github.com/exchangerebel/payability/internal/lint"
+	"github.com/exchangerebel/payability/internal/mcp"
 	"github.com/exchangerebel/payability/internal/ops"
 	"github.com/exchangerebel/payability/internal/target"
 )
@@ -25,7 +26,7 @@ func runLintMCP(ctx context.Context, e Env, fs *flagSet, url string, allowPrivat
 	}
 	tc := target.New(target.Options{AllowPrivate: allowPrivate, UserAgent: buildinfo.UserAgent})
 	runner := ops.Runner{Now: e.now()}
-	rep, err := runner.LintMCP(ctx, url, tc.StreamClient(ops.MCPBodyCap))
+	rep, err := runner.LintMCP(ctx, url, tc.StreamClient(ops.MCPBodyCap), mcp.LintSession)
 	if err != nil {
 		return refusal(e, err)
 	}

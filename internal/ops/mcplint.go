@@ -8,9 +8,6 @@ import (
 	"strconv"
 	"time"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/exchangerebel/payability/internal/buildinfo"
 	"github.com/exchangerebel/payability/internal/criteria"
 	"github.com/exchangerebel/payability/internal/lint"
 	"github.com/exchangerebel/payability/internal/target"
@@ -104,57 +101,55 @@ func (t MCPTool) Label() string {
 	return "tool[" + strconv.Itoa(t.Index) + "]"
 }
 
+// MCPCall is one tool as an MCP session listed and called it: its name,
+// and the unpaid call's result, or Failed when the call itself failed (a
+// JSON-RPC error, the transport, the session's time).
+type MCPCall struct {
+	Name   string
+	Failed bool
+	// IsError is the result's isError.
+	IsError bool
+	// Structured is the result's structuredContent as JSON (nil: none).
+	Structured []byte
+	// Text is content[0].text when content[0] is a text item (nil: none).
+	Text *string
+}
+
+// MCPSession connects to the MCP server at url through hc, lists at most
+// max tools and calls each once with empty arguments and no payment
+// (never _meta["x402/payment"]). problem is MCPConnectFailed or
+// MCPListFailed when the session failed; truncated says more than max
+// tools were listed. internal/mcp holds the one implementation (over the
+// MCP SDK's client); ops grades what it saw.
+type MCPSession func(ctx context.Context, url string, hc *http.Client, max int) (calls []MCPCall, problem string, truncated bool)
+
 // LintMCP lints the paid tools of the MCP server at url (streamable HTTP):
-// it lists the tools and calls each once with empty arguments and no
-// payment (never _meta["x402/payment"]), then lints every PaymentRequired
-// a tool answered with (lint.LintMCP). hc is the guarded HTTP client
-// (target.Client.StreamClient). The only error is a URL-policy refusal;
-// a server that fails is a report with a problem.
-func (r Runner) LintMCP(ctx context.Context, url string, hc *http.Client) (MCPLintReport, error) {
+// session lists the tools and calls each once without payment, then every
+// PaymentRequired a tool answered with is linted (lint.LintMCP). hc is the
+// guarded HTTP client (target.Client.StreamClient). The only error is a
+// URL-policy refusal; a server that fails is a report with a problem.
+func (r Runner) LintMCP(ctx context.Context, url string, hc *http.Client, session MCPSession) (MCPLintReport, error) {
 	if err := target.CheckURL(url); err != nil {
 		return MCPLintReport{}, err
 	}
 	rep := MCPLintReport{Op: OpLint, Mode: "mcp", Rules: LintRulesRef(), URL: url, Tools: []MCPTool{}}
 	ctx, cancel := context.WithTimeout(ctx, MCPTimeout)
 	defer cancel()
-	client := sdk.NewClient(&sdk.Implementation{Name: "payability", Version: buildinfo.Version}, nil)
-	cs, err := client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: url, HTTPClient: hc, DisableStandaloneSSE: true, MaxRetries: -1}, nil)
-	if err != nil {
-		rep.Problem = MCPConnectFailed
-		rep.CheckedAt = criteria.Timestamp(r.now())
-		return rep, nil
-	}
-	defer cs.Close()
-	var tools []*sdk.Tool
-	for t, err := range cs.Tools(ctx, nil) {
-		if err != nil {
-			rep.Problem = MCPListFailed
-			break
-		}
-		if len(tools) == MaxMCPTools {
-			rep.Truncated = true
-			break
-		}
-		tools = append(tools, t)
-	}
-	type called struct {
-		res *sdk.CallToolResult
-		err error
-	}
-	calls := make([]called, len(tools))
-	for i, t := range tools {
-		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: t.Name, Arguments: map[string]any{}})
-		calls[i] = called{res, err}
-	}
+	calls, problem, truncated := session(ctx, url, hc, MaxMCPTools)
+	rep.Problem, rep.Truncated = problem, truncated
 	// The check-end time is read after every call, before grading.
 	end := r.now()
-	for i, t := range tools {
+	if problem == MCPConnectFailed {
+		rep.CheckedAt = criteria.Timestamp(end)
+		return rep, nil
+	}
+	for i, c := range calls {
 		mt := MCPTool{Index: i, Outcome: MCPCallFailed}
-		if isToolName(t.Name) {
-			mt.Name = t.Name
+		if isToolName(c.Name) {
+			mt.Name = c.Name
 		}
-		if c := calls[i]; c.err == nil {
-			doc, binding, ok := PaymentRequiredOf(c.res)
+		if !c.Failed {
+			doc, binding, ok := PaymentRequiredOf(c)
 			switch {
 			case ok:
 				res := lint.LintMCP(doc, end)
@@ -174,22 +169,17 @@ func (r Runner) LintMCP(ctx context.Context, url string, hc *http.Client) (MCPLi
 // tool-result binding): a result with isError whose structuredContent, or
 // else whose content[0].text as JSON, is an object with x402Version and
 // accepts. It returns the object's JSON and what the result carried.
-func PaymentRequiredOf(res *sdk.CallToolResult) ([]byte, MCPBinding, bool) {
+func PaymentRequiredOf(c MCPCall) ([]byte, MCPBinding, bool) {
 	var b MCPBinding
-	if res == nil || !res.IsError {
+	if c.Failed || !c.IsError {
 		return nil, b, false
 	}
 	var structured, text map[string]any
-	if res.StructuredContent != nil {
-		raw, err := json.Marshal(res.StructuredContent)
-		if err == nil && json.Unmarshal(raw, &structured) == nil && isPaymentRequired(structured) {
-			b.StructuredContent = true
-		}
+	if c.Structured != nil && json.Unmarshal(c.Structured, &structured) == nil && isPaymentRequired(structured) {
+		b.StructuredContent = true
 	}
-	if len(res.Content) > 0 {
-		if tc, ok := res.Content[0].(*sdk.TextContent); ok && json.Unmarshal([]byte(tc.Text), &text) == nil && isPaymentRequired(text) {
-			b.TextContent = true
-		}
+	if c.Text != nil && json.Unmarshal([]byte(*c.Text), &text) == nil && isPaymentRequired(text) {
+		b.TextContent = true
 	}
 	b.Identical = b.StructuredContent && b.TextContent && reflect.DeepEqual(structured, text)
 	doc := structured
