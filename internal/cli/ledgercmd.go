@@ -1,3 +1,5 @@
+//go:build !quick
+
 package cli
 
 import (
@@ -14,7 +16,7 @@ import (
 )
 
 func init() {
-	register(command{"ledger", "the operator's accounting: ledger backfill | refund | export | tripwires", runLedger})
+	register(command{"ledger", summaryOf("ledger"), runLedger})
 }
 
 const ledgerUsage = `ledger backfill [--rates-url URL]

@@ -61,7 +61,7 @@ func runLint(ctx context.Context, e Env, args []string) int {
 		if *origin != "" || *openAPI != "" || *profile != "" {
 			return usageError(e, fs, "--mcp takes no --origin, --openapi or --profile")
 		}
-		return runLintMCP(ctx, e, fs, *mcpURL, *allowPrivate, out, sup)
+		return runLintMCP(ctx, e, args, fs, *mcpURL, *allowPrivate, out, sup)
 	}
 	if *origin != "" || *openAPI != "" {
 		return runLintOrigin(ctx, e, fs, out, sup, originFlags{origin: *origin, openAPI: *openAPI, allowPrivate: *allowPrivate, profile: *profile,

@@ -1,3 +1,5 @@
+//go:build !quick
+
 package cli
 
 import (
@@ -17,7 +19,7 @@ import (
 // runLintMCP is lint --mcp: the server's URL passes the target policy, the
 // session goes through the guarded client (--allow-private for loopback
 // and private addresses), and each tool is one result of every format.
-func runLintMCP(ctx context.Context, e Env, fs *flagSet, url string, allowPrivate bool, out *outputFlags, sup *suppressFlags) int {
+func runLintMCP(ctx context.Context, e Env, _ []string, fs *flagSet, url string, allowPrivate bool, out *outputFlags, sup *suppressFlags) int {
 	if err := out.check("text"); err != nil {
 		return usageError(e, fs, "%v", err)
 	}

@@ -1,3 +1,5 @@
+//go:build !quick
+
 package cli
 
 import (
@@ -19,7 +21,7 @@ import (
 )
 
 func init() {
-	register(command{"mcp", "serve the MCP tools agents use (x402_preflight and seven more) over stdio or streamable HTTP", runMCP})
+	register(command{"mcp", summaryOf("mcp"), runMCP})
 }
 
 func runMCP(ctx context.Context, e Env, args []string) int {

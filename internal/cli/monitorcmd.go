@@ -1,3 +1,5 @@
+//go:build !quick
+
 package cli
 
 import (
@@ -30,7 +32,7 @@ import (
 )
 
 func init() {
-	register(command{"monitor", "watch endpoints on a schedule: history, API, status page, badges, webhooks, metrics, signed records", runMonitor})
+	register(command{"monitor", summaryOf("monitor"), runMonitor})
 }
 
 const monitorUsage = "monitor --config FILE [--store sqlite:PATH|postgres://…] [--data-dir DIR] [--addr ADDR] [--public-url URL] [--allow-private] [--key-dir DIR] [--ops-token-env NAME] [--workers N] [--host-conns N] [--host-spacing DURATION]\n       payability monitor import --from URL [--from URL …] [--ops OPS] [--every DURATION] [--dry-run] [--store …] [--data-dir DIR] [--allow-private]\n       payability monitor report …"

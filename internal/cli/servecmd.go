@@ -1,3 +1,5 @@
+//go:build !quick
+
 package cli
 
 import (
@@ -41,7 +43,7 @@ import (
 )
 
 func init() {
-	register(command{"serve", "run the paid API of both services (x402 gate, free pre-check, signed reports, metrics)", runServe})
+	register(command{"serve", summaryOf("serve"), runServe})
 }
 
 // serveFlags are the flags of serve; every one also reads PAYABILITY_<NAME>.

@@ -1,3 +1,5 @@
+//go:build !quick
+
 package cli
 
 import (
@@ -13,7 +15,7 @@ import (
 )
 
 func init() {
-	register(command{"store", "manage the store: store migrate [--store sqlite:PATH|postgres://…]", runStore})
+	register(command{"store", summaryOf("store"), runStore})
 }
 
 // migrateTimeout bounds `store migrate`: waiting behind another instance's
