@@ -6,7 +6,7 @@
 #   N=20000 sh bench/table.sh    # URLs per network phase (default 10000)
 #
 # The rates move with whatever else runs on the machine; the CPU per URL
-# and the instruction and allocation counts much less. Needs Go; uses perf (CPU time) and valgrind (instruction counts, which do
+# and the instruction and allocation counts much less. Needs Go; uses valgrind (instruction counts, which do
 # not move with the machine's load) when installed. Only loopback addresses
 # are contacted.
 set -eu
@@ -15,40 +15,42 @@ ROUNDS=${ROUNDS:-3}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# Start-up: payability against the smallest Go program, built with the same Go.
+# Start-up: both builds of payability against the smallest Go program, built
+# with the same Go and the release's flags. CPU: bench/startup (user + system
+# from each child's rusage, median of 30 paired runs, hello world measured in
+# the same rounds); instructions: callgrind, one run each.
 mkdir -p "$tmp/hello"
 printf 'package main\n\nimport "fmt"\n\nfunc main() { fmt.Println("hello") }\n' >"$tmp/hello/main.go"
 printf 'module hello\n\ngo 1.26\n' >"$tmp/hello/go.mod"
-(cd "$tmp/hello" && go build -o "$tmp/hello.bin" .)
-go build -o "$tmp/payability" ./cmd/payability
+(cd "$tmp/hello" && CGO_ENABLED=0 go build -trimpath -ldflags '-s -w' -o "$tmp/hello.bin" .)
+CGO_ENABLED=0 go build -trimpath -ldflags '-s -w' -tags quick -o "$tmp/payability" ./cmd/payability
+CGO_ENABLED=0 go build -trimpath -ldflags '-s -w' -o "$tmp/payabilityd" ./cmd/payability
 go build -o "$tmp/bench" ./bench
+go run ./bench/startup -n 30 >"$tmp/startup"
 
-cpu() { # mean task-clock in ms over 30 runs (perf stat -r 30)
-	perf stat -x, -e task-clock -r 30 "$@" >/dev/null 2>"$tmp/perf" && cut -d, -f1 "$tmp/perf" | head -1
-}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
+# su LABEL: "R × (M ms vs H ms)" from bench/startup's line for LABEL.
+hello_ms=$(sed -n 's/^  hello world  *\([0-9.]*\) ms.*/\1/p' "$tmp/startup")
+su() { grep -F "$1" "$tmp/startup" | sed -n "s/.*  \([0-9.]*\) ms  *\([0-9.]*\) × hello world.*/\2 × (\1 ms vs $hello_ms ms)/p"; }
 instr() { # instructions executed, from callgrind (repeatable)
 	GODEBUG=asyncpreemptoff=1 valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" 2>&1 >/dev/null |
 		sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
 }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
-
-startup_cpu="n/a" lint_cpu="n/a" startup_instr="n/a" lint_instr="n/a" pre_cpu="n/a" pre_instr="n/a"
-if command -v perf >/dev/null 2>&1 && h=$(cpu "$tmp/hello.bin") && [ -n "$h" ]; then
-	v=$(cpu "$tmp/payability" version)
-	l=$(cpu "$tmp/payability" lint --help)
-	p=$(cpu "$tmp/payability" preflight --help)
-	startup_cpu="$(ratio "$v" "$h") × ($v ms vs $h ms)"
-	lint_cpu="$(ratio "$l" "$h") × ($l ms vs $h ms)"
-	pre_cpu="$(ratio "$p" "$h") × ($p ms vs $h ms)"
-fi
+startup_cpu=$(su "payability version (quick")
+lint_cpu=$(su "payability lint --help")
+pre_cpu=$(su "payability preflight --help")
+full_cpu=$(su "payabilityd version")
+startup_instr="n/a" lint_instr="n/a" pre_instr="n/a" full_instr="n/a"
 if command -v valgrind >/dev/null 2>&1; then
 	h=$(instr "$tmp/hello.bin")
 	v=$(instr "$tmp/payability" version)
 	l=$(instr "$tmp/payability" lint --help)
 	p=$(instr "$tmp/payability" preflight --help)
+	f=$(instr "$tmp/payabilityd" version)
 	startup_instr="$(ratio "$v" "$h") × ($v vs $h)"
 	lint_instr="$(ratio "$l" "$h") × ($l vs $h)"
 	pre_instr="$(ratio "$p" "$h") × ($p vs $h)"
+	full_instr="$(ratio "$f" "$h") × ($f vs $h)"
 fi
 
 # Network phases, each scenario in its own process (peak RSS is its own).
@@ -73,10 +75,11 @@ grader=$(awk '/Check\/populated/ { for (i = 1; i <= NF; i++) if ($i == "cpu-ns/o
 cat <<EOF
 | figure | today | baseline (same run) |
 |---|---|---|
-| start-up, \`payability version\`, CPU (perf task-clock, mean of 30) | $startup_cpu | hello world |
-| start-up, \`payability version\`, instructions (callgrind) | $startup_instr | hello world |
+| start-up, \`payability version\` (quick build), CPU (median of 30 paired runs) | $startup_cpu | hello world |
+| start-up, \`payability version\` (quick build), instructions (callgrind) | $startup_instr | hello world |
 | start-up, \`payability lint --help\`, CPU / instructions | $lint_cpu / $lint_instr | hello world |
 | start-up, \`payability preflight --help\`, CPU / instructions | $pre_cpu / $pre_instr | hello world |
+| start-up, \`payabilityd version\` (full build), CPU / instructions | $full_cpu / $full_instr | hello world |
 | same host, \`scan --op check\` / raw keep-alive GETs, req/s (median of $ROUNDS rounds, $N URLs) | $same | raw keep-alive client |
 | same host, the same by CPU per URL (raw µs / check µs, scanner + target) | $same_cpu | raw keep-alive client |
 | many hosts, \`scan --op check\` / raw GETs without keep-alive, req/s | $nokeep | raw client, no keep-alive |
