@@ -180,14 +180,17 @@ const TimeFormat = "2006-01-02T15:04:05.000Z"
 func Timestamp(t time.Time) string { return t.UTC().Format(TimeFormat) }
 
 // CheckLine renders the check op's verdict line from the published grammar.
-func CheckLine(state string, end time.Time) string {
-	return checkLine().render(state, Timestamp(end))
-}
+func CheckLine(state string, end time.Time) string { return CheckLineAt(state, Timestamp(end)) }
+
+// CheckLineAt is CheckLine with the check-end time already formatted
+// (Timestamp), so a report formats it once for its line and checked_at.
+func CheckLineAt(state, ts string) string { return checkLine().render(state, ts) }
 
 // MemoLine renders the memo op's verdict line from the published grammar.
-func MemoLine(state string, end time.Time) string {
-	return memoLine().render(state, Timestamp(end))
-}
+func MemoLine(state string, end time.Time) string { return MemoLineAt(state, Timestamp(end)) }
+
+// MemoLineAt is MemoLine with the check-end time already formatted.
+func MemoLineAt(state, ts string) string { return memoLine().render(state, ts) }
 
 // ProbeLine renders the probe op's verdict line from the published grammar.
 func ProbeLine(direct, facilitator string, end time.Time) string {

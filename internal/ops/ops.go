@@ -106,6 +106,12 @@ type Envelope struct {
 
 // NewEnvelope fills the common fields for an op on url, checked at end.
 func NewEnvelope(op, url string, end time.Time, line string) Envelope {
+	return newEnvelopeAt(op, url, criteria.Timestamp(end), line)
+}
+
+// newEnvelopeAt is NewEnvelope with the check-end time already formatted
+// (criteria.Timestamp).
+func newEnvelopeAt(op, url, checkedAt string, line string) Envelope {
 	svc := ServiceOf(op)
 	doc, _ := criteria.ForService(svc)
 	return Envelope{
@@ -116,7 +122,7 @@ func NewEnvelope(op, url string, end time.Time, line string) Envelope {
 		Corpus:             corpus.RefOf(svc),
 		Op:                 op,
 		URL:                url,
-		CheckedAt:          criteria.Timestamp(end),
+		CheckedAt:          checkedAt,
 		VerdictLine:        line,
 		DisclosureSentence: doc.DisclosureSentence,
 		HonestyLine:        doc.HonestyLine,
@@ -259,8 +265,8 @@ func (r Runner) Check(ctx context.Context, url string) (CheckReport, error) {
 	}
 	c := r.Fetcher.Get(ctx, url)
 	res := verdict.Check(url, c)
-	end := r.now()
-	return CheckReport{NewEnvelope(OpCheck, url, end, criteria.CheckLine(string(res.State), end)), res, fetchError(c)}, nil
+	ts := criteria.Timestamp(r.now())
+	return CheckReport{newEnvelopeAt(OpCheck, url, ts, criteria.CheckLineAt(string(res.State), ts)), res, fetchError(c)}, nil
 }
 
 // Memo runs A4: two back-to-back GETs of url, graded as a pair.
@@ -273,8 +279,8 @@ func (r Runner) Memo(ctx context.Context, url string) (MemoReport, error) {
 	first := r.Fetcher.Get(ctx, url)
 	second := r.Fetcher.Get(ctx, url)
 	res := verdict.Memo(first, second)
-	end := r.now()
-	return MemoReport{NewEnvelope(OpMemo, url, end, criteria.MemoLine(string(res.State), end)), res,
+	ts := criteria.Timestamp(r.now())
+	return MemoReport{newEnvelopeAt(OpMemo, url, ts, criteria.MemoLineAt(string(res.State), ts)), res,
 		[2]*capture.FetchError{fetchError(first), fetchError(second)}}, nil
 }
 

@@ -115,7 +115,7 @@ func extractCheck(url string, c capture.Capture) checkFacts {
 	// One pass over each leg; the check op reports no census.
 	f.body, f.bodyParseable = x402.ReadBody(c.Body, false)
 	var value string
-	value, f.headerPresent = c.Header.Get(x402.HeaderName)
+	value, f.headerPresent = c.Header.Get(x402.HeaderKey)
 	if f.headerPresent {
 		f.header, f.headerDecodable = x402.ReadHeader(value, false)
 	}

@@ -151,7 +151,7 @@ func extractMemoFetch(c capture.Capture) memoFetch {
 	var parseable, decodable bool
 	// One pass over each leg, census included: the memo op reports it.
 	m.body, parseable = x402.ReadBody(c.Body, true)
-	value, present := c.Header.Get(x402.HeaderName)
+	value, present := c.Header.Get(x402.HeaderKey)
 	if present {
 		m.header, decodable = x402.ReadHeader(value, true)
 	}

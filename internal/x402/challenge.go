@@ -15,6 +15,11 @@ import (
 // HeaderName is the x402 v2 challenge header.
 const HeaderName = "PAYMENT-REQUIRED"
 
+// HeaderKey is HeaderName in Go's canonical form, the key a captured header
+// map holds it under: looked up with it, the name is not re-canonicalised
+// (an allocation per graded capture).
+const HeaderKey = "Payment-Required"
+
 // Leg is what one leg of a challenge carries. A string field is "" when the
 // field is absent: not a JSON string, or an empty one (reading R3). Amount
 // fields are "" unless they are strings of digits.

@@ -3,6 +3,7 @@ package x402
 import (
 	"encoding/base64"
 	"encoding/json"
+	"net/textproto"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -158,5 +159,13 @@ func TestNestingLimit(t *testing.T) {
 	}
 	if _, ok := DecodeJSON(nest(10001)); ok {
 		t.Error("10,001 levels parsed")
+	}
+}
+
+// HeaderKey is the canonical form of HeaderName: a captured header map
+// holds the challenge under it.
+func TestHeaderKeyIsCanonical(t *testing.T) {
+	if got := textproto.CanonicalMIMEHeaderKey(HeaderName); got != HeaderKey {
+		t.Fatalf("CanonicalMIMEHeaderKey(%q) = %q, HeaderKey = %q", HeaderName, got, HeaderKey)
 	}
 }
