@@ -11,6 +11,7 @@ import (
 	"github.com/exchangerebel/payability/internal/capture"
 	"github.com/exchangerebel/payability/internal/corpus"
 	"github.com/exchangerebel/payability/internal/criteria"
+	"github.com/exchangerebel/payability/internal/jsonenc"
 	"github.com/exchangerebel/payability/internal/lint"
 	"github.com/exchangerebel/payability/internal/target"
 	"github.com/exchangerebel/payability/internal/verdict"
@@ -170,17 +171,76 @@ func fetchError(c capture.Capture) *capture.FetchError {
 }
 
 // MarshalJSON writes the report with fetch_error after the criteria's
-// factors (docs/report-format.md).
-func (r CheckReport) MarshalJSON() ([]byte, error) {
-	type factors struct {
-		verdict.CheckFactors
-		FetchError *capture.FetchError `json:"fetch_error"`
+// factors (docs/report-format.md): AppendJSON.
+func (r CheckReport) MarshalJSON() ([]byte, error) { return r.AppendJSON(make([]byte, 0, 1536)), nil }
+
+// AppendJSON appends the report's JSON to b, byte for byte what
+// json.Marshal writes for the envelope, the state and the factors with
+// fetch_error last (TestCheckReportAppendJSONMatchesEncoder), without
+// reflection: a scan writes one per URL.
+func (r CheckReport) AppendJSON(b []byte) []byte {
+	b = r.Envelope.appendFields(append(b, '{'))
+	b = append(b, `,"state":`...)
+	b = jsonenc.AppendString(b, string(r.State), true)
+	f := &r.Factors
+	for _, p := range [...]struct {
+		key string
+		v   *bool
+	}{
+		{`,"factors":{"header_present":`, f.HeaderPresent},
+		{`,"header_decodable":`, f.HeaderDecodable},
+		{`,"body_parseable":`, f.BodyParseable},
+		{`,"recipient_present":`, f.RecipientPresent},
+		{`,"token_account_present":`, f.TokenAccountPresent},
+		{`,"memo_present":`, f.MemoPresent},
+		{`,"amounts_present":`, f.AmountsPresent},
+		{`,"amounts_consistent":`, f.AmountsConsistent},
+		{`,"resource_present":`, f.ResourcePresent},
+		{`,"resource_equals_called_url":`, f.ResourceEqualsCalledURL},
+		{`,"header_body_memo_equal":`, f.HeaderBodyMemoEqual},
+		{`,"header_body_amount_equal":`, f.HeaderBodyAmountEqual},
+		{`,"header_body_pay_to_equal":`, f.HeaderBodyPayToEqual},
+		{`,"description_overlong":`, f.DescriptionOverlong},
+	} {
+		b = jsonenc.AppendBoolPtr(append(b, p.key...), p.v)
 	}
-	return json.Marshal(struct {
-		Envelope
-		State   verdict.State `json:"state"`
-		Factors factors       `json:"factors"`
-	}{r.Envelope, r.State, factors{r.Factors, r.FetchError}})
+	b = jsonenc.AppendStringPtr(append(b, `,"reason":`...), f.Reason, true)
+	b = jsonenc.AppendIntPtr(append(b, `,"status":`...), f.Status)
+	b = append(b, `,"fetch_error":`...)
+	if r.FetchError == nil {
+		b = append(b, "null"...)
+	} else {
+		b = jsonenc.AppendString(b, string(*r.FetchError), true)
+	}
+	return append(b, '}', '}')
+}
+
+// appendFields appends the envelope's fields, as json.Marshal writes them
+// inside the object that embeds it (no braces).
+func (e *Envelope) appendFields(b []byte) []byte {
+	for _, f := range [...]struct{ key, v string }{
+		{`"service":`, e.Service},
+		{`,"version":`, e.Version},
+		{`,"criteria_id":`, e.CriteriaID},
+		{`,"criteria_revision":`, e.CriteriaRevision},
+		{`,"corpus":{"id":`, e.Corpus.ID},
+		{`,"sha256":`, e.Corpus.SHA256},
+	} {
+		b = jsonenc.AppendString(append(b, f.key...), f.v, true)
+	}
+	b = append(b, '}')
+	for _, f := range [...]struct{ key, v string }{
+		{`,"op":`, e.Op},
+		{`,"url":`, e.URL},
+		{`,"checked_at":`, e.CheckedAt},
+		{`,"verdict_line":`, e.VerdictLine},
+		{`,"disclosure_sentence":`, e.DisclosureSentence},
+		{`,"honesty_line":`, e.HonestyLine},
+		{`,"retention":`, e.Retention},
+	} {
+		b = jsonenc.AppendString(append(b, f.key...), f.v, true)
+	}
+	return b
 }
 
 // MarshalJSON writes the report with each fetch's fetch_error in its factors.

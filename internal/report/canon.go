@@ -7,6 +7,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/gowebpki/jcs"
+
+	"github.com/exchangerebel/payability/internal/jsonenc"
 )
 
 // This file builds the RFC 8785 canonical form in one pass over JSON text:
@@ -310,32 +312,14 @@ func (p *parser) quote(s string) []byte {
 func appendQuoted(out []byte, s string) []byte {
 	out = append(out, '"')
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch c {
-		case '"', '\\':
-			out = append(out, '\\', c)
-		case '\b':
-			out = append(out, '\\', 'b')
-		case '\f':
-			out = append(out, '\\', 'f')
-		case '\n':
-			out = append(out, '\\', 'n')
-		case '\r':
-			out = append(out, '\\', 'r')
-		case '\t':
-			out = append(out, '\\', 't')
-		default:
-			if c < 0x20 {
-				out = append(out, '\\', 'u', '0', '0', hexDigit[c>>4], hexDigit[c&0xF])
-			} else {
-				out = append(out, c)
-			}
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' {
+			out = jsonenc.AppendEscape(out, c)
+		} else {
+			out = append(out, c)
 		}
 	}
 	return append(out, '"')
 }
-
-const hexDigit = "0123456789abcdef"
 
 func (p *parser) array() (cval, bool) {
 	if p.depth++; p.depth > maxDepth {

@@ -26,6 +26,7 @@ import (
 
 	"github.com/exchangerebel/payability/internal/corpus"
 	"github.com/exchangerebel/payability/internal/criteria"
+	"github.com/exchangerebel/payability/internal/jsonenc"
 	"github.com/exchangerebel/payability/internal/ops"
 	"github.com/exchangerebel/payability/internal/target"
 )
@@ -627,7 +628,8 @@ func (s *Scanner) encode(r Record) *lineBuf {
 // whose MarshalJSON fails: the caller then takes the general path.
 func (lb *lineBuf) appendRecord(r Record) bool {
 	var report []byte
-	if r.Report != nil {
+	appender, direct := r.Report.(jsonAppender)
+	if r.Report != nil && !direct {
 		m, ok := r.Report.(json.Marshaler)
 		if !ok {
 			return false
@@ -641,7 +643,11 @@ func (lb *lineBuf) appendRecord(r Record) bool {
 	lb.Write(strconv.AppendInt(lb.AvailableBuffer(), int64(r.Line), 10))
 	lb.WriteString(`,"url":`)
 	lb.appendString(r.URL)
-	if report != nil {
+	switch {
+	case direct:
+		lb.WriteString(`,"report":`)
+		lb.Write(appender.AppendJSON(lb.AvailableBuffer()))
+	case report != nil:
 		lb.WriteString(`,"report":`)
 		lb.Write(report)
 	}
@@ -659,20 +665,14 @@ func (lb *lineBuf) appendRecord(r Record) bool {
 	return true
 }
 
+// jsonAppender is a report that appends its own JSON (what its MarshalJSON
+// returns) to a buffer: written straight into the line, no copy.
+type jsonAppender interface{ AppendJSON([]byte) []byte }
+
 // appendString writes s as a JSON string exactly as the encoder does
-// (SetEscapeHTML(false)): printable ASCII other than '"' and '\' as is,
-// anything else through the encoder itself.
+// (SetEscapeHTML(false)).
 func (lb *lineBuf) appendString(s string) {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
-			_ = lb.enc.Encode(s)      // a string always encodes
-			lb.Truncate(lb.Len() - 1) // the encoder's newline
-			return
-		}
-	}
-	lb.WriteByte('"')
-	lb.WriteString(s)
-	lb.WriteByte('"')
+	lb.Write(jsonenc.AppendString(lb.AvailableBuffer(), s, false))
 }
 
 // lineBuf is a record's JSON line and the encoder that writes it.
