@@ -1,9 +1,14 @@
-# payability's container image: the static release binary on an empty base,
+# payability's container image: the static release binaries on an empty base,
 # for `serve`, `monitor` and `mcp --http`. Nothing is pulled: FROM scratch.
+# /payability is the quick build, the entrypoint: it runs `healthcheck` and
+# the other quick commands itself and hands `serve`, `monitor`, `mcp`,
+# `ledger` and `store` to /payabilityd beside it, the full build, by execve,
+# so the server keeps PID 1 and receives the container's signals.
 #
 # The build context is made by tools/release/image-context.sh from a release's
 # dist/ (docs/operations.md, "Container image"):
-#   bin/<arch>/payability            the linux binaries GoReleaser built (CGO_ENABLED=0)
+#   bin/<arch>/payability            the quick build GoReleaser built (CGO_ENABLED=0)
+#   bin/<arch>/payabilityd           the full build, from the same commit
 #   rootfs/etc/passwd, rootfs/etc/group   one non-root user, payability (65532)
 #   rootfs/etc/ssl/certs/ca-certificates.crt   the CA bundle (Debian's ca-certificates)
 #   rootfs/data/                     the empty data directory
@@ -12,6 +17,7 @@ ARG TARGETARCH=amd64
 COPY rootfs/etc/ /etc/
 COPY --chown=65532:65532 rootfs/data/ /data/
 COPY bin/${TARGETARCH}/payability /payability
+COPY bin/${TARGETARCH}/payabilityd /payabilityd
 USER 65532:65532
 WORKDIR /data
 ENV PAYABILITY_DATA_DIR=/data \

@@ -11,8 +11,12 @@
 #   install  "release": downloads the archive for this runner's OS and arch
 #            (unless the cache directory holds it), verifies it against the
 #            release's checksums.txt (SHA-256) and refuses it on a mismatch,
-#            unpacks payability and puts it on PATH ($GITHUB_PATH).
-#            "go": go install github.com/exchangerebel/payability/cmd/payability@REF.
+#            unpacks payability and, beside it, payabilityd (the full build it
+#            hands serve, monitor, mcp, ledger and store to, so a later
+#            `payability serve` in the job works) and puts them on PATH
+#            ($GITHUB_PATH).
+#            "go": go install github.com/exchangerebel/payability/cmd/payability@REF
+#            (the full build, every command in one binary).
 #
 # Environment: PAYABILITY_VERSION (the action's version input), ACTION_REF
 # (github.action_ref), RUNNER_OS (Linux, macOS, Windows), RUNNER_ARCH (X64,
@@ -123,13 +127,21 @@ install_release() {
     mv "$dir/$archive.part" "$dir/$archive"
     echo "payability $version: downloaded $archive, SHA-256 verified"
   fi
-  local bin="$dir/bin"
+  local bin="$dir/bin" names=(payability payabilityd) n
+  [[ "$archive" == *.zip ]] && names=(payability.exe payabilityd.exe)
   rm -rf "$bin"; mkdir -p "$bin"
   case "$archive" in
-    *.zip) if command -v unzip >/dev/null 2>&1; then unzip -q -o "$dir/$archive" payability.exe -d "$bin"
-           else tar -xf "$dir/$archive" -C "$bin" payability.exe; fi ;;
-    *) tar -xzf "$dir/$archive" -C "$bin" payability && chmod 0755 "$bin/payability" ;;
+    *.zip) if command -v unzip >/dev/null 2>&1; then unzip -q -o "$dir/$archive" "${names[@]}" -d "$bin" || true
+           else tar -xf "$dir/$archive" -C "$bin" "${names[@]}" || true; fi ;;
+    *) tar -xzf "$dir/$archive" -C "$bin" "${names[@]}" || true ;;
   esac
+  for n in "${names[@]}"; do
+    if [ ! -s "$bin/$n" ]; then
+      rm -rf "$bin"
+      fail "$archive of $version holds no $n"
+    fi
+    chmod 0755 "$bin/$n"
+  done
   echo "$bin" >> "${GITHUB_PATH:?GITHUB_PATH is not set}"
 }
 

@@ -34,33 +34,58 @@ func (r *release) paths() []string {
 	return slices.Clone(r.asked)
 }
 
-// fakeBinary is the "payability" of a fake archive: a script printing the
-// version and platform it was packed for.
-func fakeBinary(version, plat string) []byte {
-	return []byte("#!/bin/sh\necho payability " + version + " " + plat + "\n")
+// fakeBinary is a binary of a fake archive, payability (the quick build) or
+// payabilityd (the full build): a script printing its name and the version
+// and platform it was packed for.
+func fakeBinary(name, version, plat string) []byte {
+	return []byte("#!/bin/sh\necho " + name + " " + version + " " + plat + "\n")
+}
+
+// releaseBinaries are the two binaries every release archive holds.
+var releaseBinaries = []string{"payability", "payabilityd"}
+
+// exe is a binary's file name on plat.
+func exe(name, plat string) string {
+	if strings.HasPrefix(plat, "windows_") {
+		return name + ".exe"
+	}
+	return name
 }
 
 func archiveBytes(t *testing.T, version, plat string) (string, []byte) {
 	t.Helper()
+	return archiveOf(t, version, plat, releaseBinaries)
+}
+
+// archiveOf is a release archive holding README.md and the binaries names.
+func archiveOf(t *testing.T, version, plat string, names []string) (string, []byte) {
+	t.Helper()
 	var buf bytes.Buffer
-	bin := fakeBinary(version, plat)
 	if strings.HasPrefix(plat, "windows_") {
 		zw := zip.NewWriter(&buf)
-		for _, n := range []string{"README.md", "payability.exe"} {
-			w, err := zw.Create(n)
+		w, _ := zw.Create("README.md")
+		w.Write([]byte("readme"))
+		for _, n := range names {
+			w, err := zw.Create(exe(n, plat))
 			if err != nil {
 				t.Fatal(err)
 			}
-			w.Write(bin)
+			w.Write(fakeBinary(n, version, plat))
 		}
 		zw.Close()
 		return "payability_" + version + "_" + plat + ".zip", buf.Bytes()
 	}
 	gz := gzip.NewWriter(&buf)
 	tw := tar.NewWriter(gz)
-	for _, n := range []string{"README.md", "payability"} {
-		tw.WriteHeader(&tar.Header{Name: n, Mode: 0o755, Size: int64(len(bin)), Typeflag: tar.TypeReg})
-		tw.Write(bin)
+	files := map[string][]byte{"README.md": []byte("readme")}
+	order := []string{"README.md"}
+	for _, n := range names {
+		files[n] = fakeBinary(n, version, plat)
+		order = append(order, n)
+	}
+	for _, n := range order {
+		tw.WriteHeader(&tar.Header{Name: n, Mode: 0o755, Size: int64(len(files[n])), Typeflag: tar.TypeReg})
+		tw.Write(files[n])
 	}
 	tw.Close()
 	gz.Close()
@@ -74,11 +99,17 @@ var allPlatforms = []string{"linux_amd64", "linux_arm64", "darwin_amd64", "darwi
 // was taken.
 func newRelease(t *testing.T, tamper string, versions ...string) *release {
 	t.Helper()
+	return newReleaseOf(t, tamper, releaseBinaries, versions...)
+}
+
+// newReleaseOf is newRelease with archives holding the binaries names.
+func newReleaseOf(t *testing.T, tamper string, names []string, versions ...string) *release {
+	t.Helper()
 	r := &release{assets: map[string][]byte{}}
 	for _, v := range versions {
 		var sums strings.Builder
 		for _, p := range allPlatforms {
-			name, b := archiveBytes(t, v, p)
+			name, b := archiveOf(t, v, p, names)
 			sum := sha256.Sum256(b)
 			fmt.Fprintf(&sums, "%s  %s\n", hex.EncodeToString(sum[:]), name)
 			if name == tamper {
@@ -185,18 +216,34 @@ func TestInstallPicksTheArchiveOfTheRunner(t *testing.T) {
 			if r.outputs["mode"] != "release" || r.outputs["archive"] != name || !strings.Contains(r.stdout, "SHA-256 verified") {
 				t.Errorf("outputs %v\n%s", r.outputs, r.stdout)
 			}
-			exe := "payability"
-			if c.os == "Windows" {
-				exe = "payability.exe"
+			// The quick build and, beside it, the full build it hands
+			// serve, monitor and mcp to; nothing else.
+			var want []string
+			for _, n := range releaseBinaries {
+				want = append(want, exe(n, c.plat))
+				f := filepath.Join(r.path, exe(n, c.plat))
+				b, err := os.ReadFile(f)
+				if err != nil || !bytes.Equal(b, fakeBinary(n, "1.2.3", c.plat)) {
+					t.Errorf("GITHUB_PATH %q holds no %s of %s: %v", r.path, exe(n, c.plat), c.plat, err)
+				}
+				if fi, err := os.Stat(f); err != nil || fi.Mode()&0o111 == 0 {
+					t.Errorf("%s is not executable: %v", f, err)
+				}
 			}
-			b, err := os.ReadFile(filepath.Join(r.path, exe))
-			if err != nil || !bytes.Equal(b, fakeBinary("1.2.3", c.plat)) {
-				t.Errorf("GITHUB_PATH %q holds no %s of %s: %v", r.path, exe, c.plat, err)
+			ents, _ := os.ReadDir(r.path)
+			var got []string
+			for _, e := range ents {
+				got = append(got, e.Name())
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("GITHUB_PATH %q holds %v, want %v", r.path, got, want)
 			}
 			if c.os == "Linux" && c.arch == "X64" {
-				out, err := exec.Command(filepath.Join(r.path, "payability")).Output()
-				if err != nil || strings.TrimSpace(string(out)) != "payability 1.2.3 linux_amd64" {
-					t.Errorf("the installed binary says %q %v", out, err)
+				for _, n := range releaseBinaries {
+					out, err := exec.Command(filepath.Join(r.path, n)).Output()
+					if err != nil || strings.TrimSpace(string(out)) != n+" 1.2.3 linux_amd64" {
+						t.Errorf("the installed %s says %q %v", n, out, err)
+					}
 				}
 			}
 		})
@@ -217,6 +264,36 @@ func TestInstallRefusesATamperedArchive(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join(r.outputs["cache-dir"], "payability_*"))
 	if len(files) != 0 {
 		t.Errorf("the refused archive stays in the cache: %v", files)
+	}
+}
+
+// An archive without payabilityd (or without payability) is refused and
+// nothing reaches PATH: a later `payability serve` would fail.
+func TestInstallRefusesAnArchiveWithoutBothBinaries(t *testing.T) {
+	for _, c := range []struct {
+		os, arch, plat string
+		names          []string
+		missing        string
+	}{
+		{"Linux", "X64", "linux_amd64", []string{"payability"}, "payabilityd"},
+		{"Linux", "X64", "linux_amd64", []string{"payabilityd"}, "payability"},
+		{"Windows", "X64", "windows_amd64", []string{"payability"}, "payabilityd.exe"},
+	} {
+		t.Run(c.plat+"-"+c.missing, func(t *testing.T) {
+			rel := newReleaseOf(t, "", c.names, "1.2.3")
+			r := runInstall(t, map[string]string{"PAYABILITY_RELEASES": rel.srv.URL, "PAYABILITY_VERSION": "v1.2.3",
+				"RUNNER_OS": c.os, "RUNNER_ARCH": c.arch}, "")
+			name, _ := archiveOf(t, "1.2.3", c.plat, c.names)
+			if r.code != 2 || !strings.Contains(r.stdout, "::error title=payability install::"+name+" of v1.2.3 holds no "+c.missing+"\n") {
+				t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+			}
+			if r.path != "" {
+				t.Errorf("GITHUB_PATH %q", r.path)
+			}
+			if _, err := os.Stat(filepath.Join(r.outputs["cache-dir"], "bin")); !os.IsNotExist(err) {
+				t.Errorf("a partial bin/ stays in the cache: %v", err)
+			}
+		})
 	}
 }
 

@@ -2,8 +2,10 @@
 // (GoReleaser's output), the way esbuild ships a native binary: a small
 // `payability` package whose launcher runs the binary of the platform, and
 // one package per platform (@payability/linux-x64, …), each holding that
-// platform's binary taken from the release archive, selected by npm through
-// `os` and `cpu` as an optional dependency of `payability`.
+// platform's two binaries taken from the release archive (payability, the
+// quick build the launcher runs, and payabilityd, the full build it hands
+// serve, monitor, mcp, ledger and store to), selected by npm through `os`
+// and `cpu` as an optional dependency of `payability`.
 //
 //	go run ./tools/npm -dist dist -out npm-out
 //
@@ -45,12 +47,22 @@ func (p platform) Key() string { return p.OS + "-" + p.CPU }
 // Package is the npm name of the platform's package.
 func (p platform) Package() string { return "@payability/" + p.Key() }
 
-// Binary is the executable's name in the archive and in the package.
-func (p platform) Binary() string {
+// Binary is the quick build's file name in the archive and in the package:
+// the executable the launcher runs.
+func (p platform) Binary() string { return p.exe("payability") }
+
+// FullBinary is the full build's file name in the archive and in the
+// package, beside Binary, where the quick build looks for it.
+func (p platform) FullBinary() string { return p.exe("payabilityd") }
+
+// Binaries are the files a platform package takes from the archive into bin/.
+func (p platform) Binaries() []string { return []string{p.Binary(), p.FullBinary()} }
+
+func (p platform) exe(name string) string {
 	if p.GOOS == "windows" {
-		return "payability.exe"
+		return name + ".exe"
 	}
-	return "payability"
+	return name
 }
 
 // Archive is the release archive's file name (.goreleaser.yaml name_template).
@@ -190,24 +202,27 @@ func generate(dist, out, root string, sel []platform) error {
 	}
 	optional := map[string]string{}
 	for _, p := range sel {
-		bin, err := binaryOf(filepath.Join(dist, p.Archive(version)), p.Binary())
+		bins, err := binariesOf(filepath.Join(dist, p.Archive(version)), p.Binaries())
 		if err != nil {
 			return err
 		}
 		dir := filepath.Join(out, p.Key())
 		m := platformManifest{
 			Name: p.Package(), Version: version,
-			Description: "The " + p.Key() + " binary of payability (installed by the payability package).",
+			Description: "The " + p.Key() + " binaries of payability (installed by the payability package).",
 			License:     license, Repository: repository{"git", repoURL},
 			OS: []string{p.OS}, CPU: []string{p.CPU}, Files: []string{"bin/"}, PreferUnplugged: true,
 		}
-		readme := "# " + p.Package() + "\n\nThe " + p.Key() + " binary of [payability](https://github.com/exchangerebel/payability), " +
+		readme := "# " + p.Package() + "\n\nThe " + p.Key() + " binaries of [payability](https://github.com/exchangerebel/payability), " +
+			"`" + p.Binary() + "` and `" + p.FullBinary() + "` (the full build it hands serve, monitor and mcp to), " +
 			"from its release archive `" + p.Archive(version) + "`. Install `payability` instead; npm picks this package on " + p.Key() + ".\n"
 		if err := writePackage(dir, m, readme, licenseText); err != nil {
 			return err
 		}
-		if err := writeFile(filepath.Join(dir, "bin", p.Binary()), bin, 0o755); err != nil {
-			return err
+		for _, name := range p.Binaries() {
+			if err := writeFile(filepath.Join(dir, "bin", name), bins[name], 0o755); err != nil {
+				return err
+			}
 		}
 		optional[p.Package()] = version
 	}
@@ -264,12 +279,22 @@ func writeFile(path string, b []byte, mode os.FileMode) error {
 	return os.WriteFile(path, b, mode)
 }
 
-// maxBinary bounds the binary read from an archive.
+// maxBinary bounds each binary read from an archive.
 const maxBinary = 256 << 20
 
-// binaryOf reads the file named name at the top of a .tar.gz or .zip archive.
-func binaryOf(archive, name string) ([]byte, error) {
+// binariesOf reads the files named names at the top of a .tar.gz or .zip
+// archive, each bounded by maxBinary; every one must be there.
+func binariesOf(archive string, names []string) (map[string][]byte, error) {
 	base := filepath.Base(archive)
+	got := map[string][]byte{}
+	missing := func() error {
+		for _, n := range names {
+			if _, ok := got[n]; !ok {
+				return fmt.Errorf("%s holds no %s", base, n)
+			}
+		}
+		return nil
+	}
 	if strings.HasSuffix(archive, ".zip") {
 		zr, err := zip.OpenReader(archive)
 		if err != nil {
@@ -277,16 +302,21 @@ func binaryOf(archive, name string) ([]byte, error) {
 		}
 		defer zr.Close()
 		for _, f := range zr.File {
-			if f.Name == name {
-				rc, err := f.Open()
-				if err != nil {
-					return nil, fmt.Errorf("%s: %v", base, err)
-				}
-				defer rc.Close()
-				return readBounded(rc, base)
+			if _, seen := got[f.Name]; seen || !slices.Contains(names, f.Name) {
+				continue
 			}
+			rc, err := f.Open()
+			if err != nil {
+				return nil, fmt.Errorf("%s: %v", base, err)
+			}
+			b, err := readBounded(rc, base)
+			rc.Close()
+			if err != nil {
+				return nil, err
+			}
+			got[f.Name] = b
 		}
-		return nil, fmt.Errorf("%s holds no %s", base, name)
+		return got, missing()
 	}
 	fh, err := os.Open(archive)
 	if err != nil {
@@ -301,14 +331,19 @@ func binaryOf(archive, name string) ([]byte, error) {
 	for {
 		h, err := tr.Next()
 		if err == io.EOF {
-			return nil, fmt.Errorf("%s holds no %s", base, name)
+			return got, missing()
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", base, err)
 		}
-		if h.Name == name && h.Typeflag == tar.TypeReg {
-			return readBounded(tr, base)
+		if _, seen := got[h.Name]; seen || h.Typeflag != tar.TypeReg || !slices.Contains(names, h.Name) {
+			continue
 		}
+		b, err := readBounded(tr, base)
+		if err != nil {
+			return nil, err
+		}
+		got[h.Name] = b
 	}
 }
 

@@ -8,13 +8,23 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
 
 // fakeDist writes a dist/ as GoReleaser lays it out: metadata.json and one
-// archive per platform whose binary is the text "binary of KEY".
+// archive per platform holding README.md and both binaries, each the text
+// "NAME of KEY" (fakeBinary).
 func fakeDist(t *testing.T, version string, sel []platform) string {
+	t.Helper()
+	return fakeDistOf(t, version, sel, platform.Binaries)
+}
+
+func fakeBinary(p platform, name string) string { return name + " of " + p.Key() }
+
+// fakeDistOf is fakeDist with the binaries each archive holds.
+func fakeDistOf(t *testing.T, version string, sel []platform, binaries func(platform) []string) string {
 	t.Helper()
 	d := t.TempDir()
 	meta, _ := json.Marshal(map[string]string{"project_name": "payability", "version": version})
@@ -23,18 +33,19 @@ func fakeDist(t *testing.T, version string, sel []platform) string {
 	}
 	for _, p := range sel {
 		var buf bytes.Buffer
-		content := []byte("binary of " + p.Key())
+		names := append([]string{"README.md"}, binaries(p)...)
 		if p.GOOS == "windows" {
 			zw := zip.NewWriter(&buf)
-			for _, n := range []string{"README.md", p.Binary()} {
+			for _, n := range names {
 				w, _ := zw.Create(n)
-				w.Write(content)
+				w.Write([]byte(fakeBinary(p, n)))
 			}
 			zw.Close()
 		} else {
 			gz := gzip.NewWriter(&buf)
 			tw := tar.NewWriter(gz)
-			for _, n := range []string{"README.md", p.Binary()} {
+			for _, n := range names {
+				content := []byte(fakeBinary(p, n))
 				tw.WriteHeader(&tar.Header{Name: n, Mode: 0o755, Size: int64(len(content)), Typeflag: tar.TypeReg})
 				tw.Write(content)
 			}
@@ -85,13 +96,32 @@ func TestGenerate(t *testing.T) {
 		if m.Name != p.Package() || m.Version != version || len(m.OS) != 1 || m.OS[0] != p.OS || len(m.CPU) != 1 || m.CPU[0] != p.CPU {
 			t.Errorf("%s/package.json: %+v", p.Key(), m)
 		}
-		bin := filepath.Join(out, p.Key(), "bin", p.Binary())
-		b, err := os.ReadFile(bin)
-		if err != nil || string(b) != "binary of "+p.Key() {
-			t.Errorf("%s: binary %q %v, want the archive's", p.Key(), b, err)
+		// bin/ holds the quick build the launcher runs and the full build
+		// beside it, each the archive's, and nothing else.
+		want := []string{"payability", "payabilityd"}
+		if p.GOOS == "windows" {
+			want = []string{"payability.exe", "payabilityd.exe"}
 		}
-		if fi, _ := os.Stat(bin); fi.Mode()&0o111 == 0 {
-			t.Errorf("%s: the binary is not executable", p.Key())
+		if got := p.Binaries(); !slices.Equal(got, want) {
+			t.Fatalf("%s: binaries %v, want %v", p.Key(), got, want)
+		}
+		ents, _ := os.ReadDir(filepath.Join(out, p.Key(), "bin"))
+		var names []string
+		for _, e := range ents {
+			names = append(names, e.Name())
+		}
+		if !slices.Equal(names, want) {
+			t.Errorf("%s/bin holds %v, want %v", p.Key(), names, want)
+		}
+		for _, name := range want {
+			bin := filepath.Join(out, p.Key(), "bin", name)
+			b, err := os.ReadFile(bin)
+			if err != nil || string(b) != fakeBinary(p, name) {
+				t.Errorf("%s: %s is %q %v, want the archive's", p.Key(), name, b, err)
+			}
+			if fi, err := os.Stat(bin); err != nil || fi.Mode()&0o111 == 0 {
+				t.Errorf("%s: %s is not executable", p.Key(), name)
+			}
 		}
 		if l, _ := os.ReadFile(filepath.Join(out, p.Key(), "LICENSE")); !bytes.Equal(l, license) {
 			t.Errorf("%s: LICENSE is not the repository's", p.Key())
@@ -121,6 +151,17 @@ func TestGenerateRefuses(t *testing.T) {
 				t.Errorf("error %v, want %q", err, c.want)
 			}
 		})
+	}
+	// An archive without one of the two binaries (a release built before
+	// payabilityd) is refused, naming the missing file.
+	for _, p := range platforms {
+		for missing, keep := range map[string]string{p.FullBinary(): p.Binary(), p.Binary(): p.FullBinary()} {
+			d := fakeDistOf(t, "1.2.3", []platform{p}, func(platform) []string { return []string{keep} })
+			want := p.Archive("1.2.3") + " holds no " + missing
+			if err := generate(d, filepath.Join(t.TempDir(), "npm"), "../..", []platform{p}); err == nil || err.Error() != want {
+				t.Errorf("%s without %s: error %v, want %q", p.Key(), missing, err, want)
+			}
+		}
 	}
 	if _, err := selectPlatforms("linux-x64,plan9-x64"); err == nil {
 		t.Error("an unknown platform was accepted")

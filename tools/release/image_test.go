@@ -12,10 +12,12 @@ import (
 )
 
 // The container image's build context, made from dist/ by
-// image-context.sh: exactly the files the Dockerfile copies, no secret, a
-// non-root user. When buildah is installed the image is built (docker
-// format, so the HEALTHCHECK stays) and run; without it the test says so and
-// checks the context only.
+// image-context.sh: exactly the files the Dockerfile copies (both binaries
+// of each arch: payability, the quick build, the entrypoint, and
+// payabilityd, the full build it hands serve to), no secret, a non-root
+// user. When buildah is installed the image is built (docker format, so the
+// HEALTHCHECK stays) and run; without it the test says so and checks the
+// context only.
 func TestImage(t *testing.T) {
 	d := dist(t)
 	m := readMetadata(t, d)
@@ -35,7 +37,7 @@ func TestImage(t *testing.T) {
 		return nil
 	})
 	slices.Sort(files)
-	want := []string{"Dockerfile", "bin/amd64/payability", "bin/arm64/payability", "rootfs/data",
+	want := []string{"Dockerfile", "bin/amd64/payability", "bin/amd64/payabilityd", "bin/arm64/payability", "bin/arm64/payabilityd", "rootfs/data",
 		"rootfs/etc/group", "rootfs/etc/passwd", "rootfs/etc/ssl/certs/ca-certificates.crt"}
 	if !slices.Equal(files, want) {
 		t.Fatalf("context holds %v, want %v", files, want)
@@ -52,6 +54,19 @@ func TestImage(t *testing.T) {
 			t.Errorf("%s holds a private key", f)
 		}
 	}
+	for _, arch := range []string{"amd64", "arm64"} {
+		quick, err := os.ReadFile(filepath.Join(ctx, "bin", arch, "payability"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		full, err := os.ReadFile(filepath.Join(ctx, "bin", arch, "payabilityd"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkBuilds(t, "the context's bin/"+arch, quick, full)
+		checkStatic(t, "bin/"+arch+"/payability", quick, "linux/"+arch)
+		checkStatic(t, "bin/"+arch+"/payabilityd", full, "linux/"+arch)
+	}
 	if ents, _ := os.ReadDir(filepath.Join(ctx, "rootfs/data")); len(ents) != 0 {
 		t.Errorf("/data is not empty: %v", ents)
 	}
@@ -64,7 +79,8 @@ func TestImage(t *testing.T) {
 	}
 	df, _ := os.ReadFile(filepath.Join(ctx, "Dockerfile"))
 	for _, line := range []string{"\nFROM scratch\n", "\nUSER 65532:65532\n", "\nVOLUME [\"/data\"]\n", "\nENTRYPOINT [\"/payability\"]\n",
-		`CMD ["/payability", "healthcheck"]` + "\n"} {
+		`CMD ["/payability", "healthcheck"]` + "\n", "\nCMD [\"serve\"]\n",
+		"\nCOPY bin/${TARGETARCH}/payability /payability\n", "\nCOPY bin/${TARGETARCH}/payabilityd /payabilityd\n"} {
 		if !strings.Contains(string(df), line) {
 			t.Errorf("Dockerfile lacks %q", line)
 		}
@@ -124,8 +140,14 @@ func TestImage(t *testing.T) {
 		out, err := exec.Command(buildah, args(append([]string{"run", "--isolation", "chroot", strings.TrimSpace(string(ctr)), "--"}, cmd...)...)...).CombinedOutput()
 		return string(out), err
 	}
-	if out, err := run("/payability", "version"); err != nil || !strings.HasPrefix(out, "payability "+m.Version+"\n") {
-		t.Errorf("the image's payability version: %v\n%s", err, out)
+	for _, bin := range []string{"/payability", "/payabilityd"} {
+		if out, err := run(bin, "version"); err != nil || !strings.HasPrefix(out, "payability "+m.Version+"\n") {
+			t.Errorf("the image's %s version: %v\n%s", bin, err, out)
+		}
+	}
+	// The entrypoint hands a full-only command to /payabilityd beside it.
+	if out, err := run("/payability", "store", "-h"); err != nil || !strings.HasPrefix(out, "usage: payability store migrate") {
+		t.Errorf("the image's payability store -h: %v\n%s", err, out)
 	}
 	// Nothing listens in this container: the health check fails closed, naming why.
 	if out, err := run("/payability", "healthcheck"); err == nil || !strings.Contains(out, "unhealthy: refused") {

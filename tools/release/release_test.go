@@ -1,7 +1,8 @@
 // Package release checks what tools/release/snapshot.sh (GoReleaser,
 // `release --snapshot --clean`) wrote to dist/: the six archives with their
-// files, checksums.txt, one SBOM per archive, static binaries stamped with the
-// snapshot's version, and the container image's build context.
+// files (both binaries: payability, the quick build, and payabilityd, the
+// full build), checksums.txt, one SBOM per archive, static binaries stamped
+// with the snapshot's version, and the container image's build context.
 //
 // The snapshot takes minutes (six cross-compiles), so these tests read a dist
 // that exists: PAYABILITY_RELEASE_DIST names it (.ci/run runs the script, then
@@ -15,6 +16,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"crypto/sha256"
+	"debug/buildinfo"
 	"debug/elf"
 	"encoding/hex"
 	"encoding/json"
@@ -129,8 +131,8 @@ func archiveFiles(t *testing.T, path string) map[string][]byte {
 			t.Fatal(err)
 		}
 		files[h.Name] = b
-		if h.Name == "payability" && h.Mode&0o111 == 0 {
-			t.Errorf("%s: payability is not executable (mode %o)", path, h.Mode)
+		if (h.Name == "payability" || h.Name == "payabilityd") && h.Mode&0o111 == 0 {
+			t.Errorf("%s: %s is not executable (mode %o)", path, h.Name, h.Mode)
 		}
 	}
 	return files
@@ -145,8 +147,67 @@ func repoFile(t *testing.T, name string) []byte {
 	return b
 }
 
-// Six archives, each holding the binary, README, LICENSE and CHANGELOG as
-// they are in the repository; every Linux binary is static.
+// binaries are a platform's two binaries: payability, the quick build, and
+// payabilityd, the full build it hands serve, monitor, mcp, ledger and store
+// to (.exe on windows).
+func binaries(platform string) (quick, full string) {
+	if strings.HasPrefix(platform, "windows/") {
+		return "payability.exe", "payabilityd.exe"
+	}
+	return "payability", "payabilityd"
+}
+
+// checkBuilds checks that quick is the quick build and full the full build
+// of the one main package: what `go version -m` prints of each (the same
+// build information, read with debug/buildinfo) differs only in the quick
+// build's `build	-tags=quick`, so the two share flags, ldflags and
+// environment. It works on ELF, Mach-O and PE alike.
+func checkBuilds(t *testing.T, where string, quick, full []byte) {
+	t.Helper()
+	settings := func(name string, b []byte) (map[string]string, string) {
+		bi, err := buildinfo.Read(bytes.NewReader(b))
+		if err != nil {
+			t.Fatalf("%s: %s has no build information: %v", where, name, err)
+		}
+		if bi.Path != "github.com/exchangerebel/payability/cmd/payability" {
+			t.Errorf("%s: %s is a build of %s, want ./cmd/payability", where, name, bi.Path)
+		}
+		m := map[string]string{}
+		for _, s := range bi.Settings {
+			m[s.Key] = s.Value
+		}
+		tags := m["-tags"]
+		delete(m, "-tags")
+		return m, tags
+	}
+	q, qtags := settings("payability", quick)
+	f, ftags := settings("payabilityd", full)
+	if qtags != "quick" {
+		t.Errorf("%s: payability is built with -tags=%q, want the quick build (-tags=quick)", where, qtags)
+	}
+	if ftags != "" {
+		t.Errorf("%s: payabilityd is built with -tags=%q, want the full build (no tags)", where, ftags)
+	}
+	// (-trimpath keeps -ldflags out of the build information: the version
+	// test and checkStatic's stripped symbols show the ldflags.)
+	if q["CGO_ENABLED"] != "0" || q["-trimpath"] != "true" {
+		t.Errorf("%s: payability's build settings lack the release's CGO_ENABLED=0 or -trimpath: %v", where, q)
+	}
+	for k := range f {
+		if _, ok := q[k]; !ok {
+			q[k] = ""
+		}
+	}
+	for k, v := range q {
+		if f[k] != v {
+			t.Errorf("%s: build setting %s is %q in payability, %q in payabilityd: the builds differ beyond -tags", where, k, v, f[k])
+		}
+	}
+}
+
+// Six archives, each holding both binaries (the quick build payability,
+// the full build payabilityd), README, LICENSE and CHANGELOG as they are in
+// the repository; every Linux binary is static.
 func TestArchives(t *testing.T) {
 	d := dist(t)
 	m := readMetadata(t, d)
@@ -171,16 +232,13 @@ func TestArchives(t *testing.T) {
 	for _, p := range platforms {
 		name := archiveName(m.Version, p)
 		files := archiveFiles(t, filepath.Join(d, name))
-		bin := "payability"
-		if strings.HasPrefix(p, "windows/") {
-			bin = "payability.exe"
-		}
+		quick, full := binaries(p)
 		var names []string
 		for n := range files {
 			names = append(names, n)
 		}
 		slices.Sort(names)
-		wantNames := []string{"CHANGELOG.md", "LICENSE", "README.md", bin}
+		wantNames := []string{"CHANGELOG.md", "LICENSE", "README.md", quick, full}
 		slices.Sort(wantNames)
 		if !slices.Equal(names, wantNames) {
 			t.Errorf("%s holds %v, want %v", name, names, wantNames)
@@ -190,21 +248,36 @@ func TestArchives(t *testing.T) {
 				t.Errorf("%s: %s is not the repository's", name, doc)
 			}
 		}
+		if files[quick] == nil || files[full] == nil {
+			continue
+		}
+		checkBuilds(t, name, files[quick], files[full])
 		if strings.HasPrefix(p, "linux/") {
-			f, err := elf.NewFile(bytes.NewReader(files[bin]))
-			if err != nil {
-				t.Fatalf("%s: %v", name, err)
-			}
-			for _, prog := range f.Progs {
-				if prog.Type == elf.PT_INTERP {
-					t.Errorf("%s: the binary is dynamically linked (PT_INTERP): CGO_ENABLED=0 was not honoured", name)
-				}
-			}
-			wantMachine := map[string]elf.Machine{"linux/amd64": elf.EM_X86_64, "linux/arm64": elf.EM_AARCH64}[p]
-			if f.Machine != wantMachine {
-				t.Errorf("%s: machine %v, want %v", name, f.Machine, wantMachine)
+			for _, bin := range []string{quick, full} {
+				checkStatic(t, name+": "+bin, files[bin], p)
 			}
 		}
+	}
+}
+
+// checkStatic checks that b is a static, stripped ELF binary of platform (linux/…).
+func checkStatic(t *testing.T, where string, b []byte, platform string) {
+	t.Helper()
+	f, err := elf.NewFile(bytes.NewReader(b))
+	if err != nil {
+		t.Fatalf("%s: %v", where, err)
+	}
+	for _, prog := range f.Progs {
+		if prog.Type == elf.PT_INTERP {
+			t.Errorf("%s is dynamically linked (PT_INTERP): CGO_ENABLED=0 was not honoured", where)
+		}
+	}
+	if f.Section(".symtab") != nil {
+		t.Errorf("%s has a symbol table: the release's -ldflags -s was not honoured", where)
+	}
+	wantMachine := map[string]elf.Machine{"linux/amd64": elf.EM_X86_64, "linux/arm64": elf.EM_AARCH64}[platform]
+	if f.Machine != wantMachine {
+		t.Errorf("%s: machine %v, want %v", where, f.Machine, wantMachine)
 	}
 }
 
@@ -282,26 +355,47 @@ func TestSBOMs(t *testing.T) {
 	}
 }
 
-// The linux/amd64 binary of the archive prints the snapshot's version and
-// commit.
+// Both linux/amd64 binaries of the archive print the snapshot's version and
+// commit, and unpacked side by side the quick build hands a full-only
+// command to payabilityd beside it (and, alone, says it needs it).
 func TestBinaryVersion(t *testing.T) {
 	d := dist(t)
 	m := readMetadata(t, d)
 	files := archiveFiles(t, filepath.Join(d, archiveName(m.Version, "linux/amd64")))
-	bin := filepath.Join(t.TempDir(), "payability")
-	if err := os.WriteFile(bin, files["payability"], 0o755); err != nil {
+	dir := t.TempDir()
+	for _, name := range []string{"payability", "payabilityd"} {
+		bin := filepath.Join(dir, name)
+		if err := os.WriteFile(bin, files[name], 0o755); err != nil {
+			t.Fatal(err)
+		}
+		out, err := exec.Command(bin, "version").Output()
+		if err != nil {
+			t.Fatalf("%s version: %v", name, err)
+		}
+		lines := strings.Split(string(out), "\n")
+		if lines[0] != "payability "+m.Version {
+			t.Errorf("%s version: first line %q, want %q", name, lines[0], "payability "+m.Version)
+		}
+		if !strings.Contains(string(out), "revision   "+m.Commit) {
+			t.Errorf("%s version does not name the commit %s:\n%s", name, m.Commit, out)
+		}
+	}
+	// PATH names an empty directory, so payabilityd is found beside payability or not at all.
+	run := func(bin string) (string, error) {
+		cmd := exec.Command(bin, "store", "-h")
+		cmd.Env = append(os.Environ(), "PATH="+t.TempDir())
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	if out, err := run(filepath.Join(dir, "payability")); err != nil || !strings.HasPrefix(out, "usage: payability store migrate") {
+		t.Errorf("payability store -h beside payabilityd: %v\n%s", err, out)
+	}
+	alone := filepath.Join(t.TempDir(), "payability")
+	if err := os.WriteFile(alone, files["payability"], 0o755); err != nil {
 		t.Fatal(err)
 	}
-	out, err := exec.Command(bin, "version").Output()
-	if err != nil {
-		t.Fatalf("payability version: %v", err)
-	}
-	lines := strings.Split(string(out), "\n")
-	if lines[0] != "payability "+m.Version {
-		t.Errorf("first line %q, want %q", lines[0], "payability "+m.Version)
-	}
-	if !strings.Contains(string(out), "revision   "+m.Commit) {
-		t.Errorf("version does not name the commit %s:\n%s", m.Commit, out)
+	if out, err := run(alone); err == nil || !strings.Contains(out, `"store" needs the full build, payabilityd`) {
+		t.Errorf("payability store -h without payabilityd: %v\n%s", err, out)
 	}
 }
 
