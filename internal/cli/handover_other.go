@@ -15,7 +15,11 @@ import (
 // through the console; this one waits for the child.
 func handOver(_ context.Context, e Env, path string, args []string) int {
 	cmd := exec.Command(path, args...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = e.Stdin, e.Stdout, e.Stderr
+	stdout := e.Stdout
+	if c, ok := stdout.(*checkedWriter); ok {
+		stdout = c.w // the child writes to our stdout itself (a console stays a console)
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = e.Stdin, stdout, e.Stderr
 	cmd.Env = append(os.Environ(), delegatedEnv+"=1")
 	err := cmd.Run()
 	var ee *exec.ExitError
