@@ -12,8 +12,8 @@ import (
 
 // The command layout (docs/architecture.md, "Two builds of one command").
 // The quick build (go build -tags quick ./cmd/payability, released as
-// payability) starts like a hello world because it links nothing a quick
-// command does not use; the full build (no tag, released as payabilityd,
+// payability) starts in about twice a hello world's CPU, because it links
+// nothing a quick command does not use; the full build (no tag, released as payabilityd,
 // and what go install builds) has every command. The commands below link
 // the HTTP server, Prometheus, the MCP SDK, the stores and the queue: the
 // full build runs them, the quick build hands each to the full binary
