@@ -267,6 +267,7 @@ var reservedHeaders = map[string]bool{
 type attempt struct {
 	reused    atomic.Bool // the last connection taken had carried a request before
 	firstByte atomic.Bool // a response byte arrived
+	unparsed  atomic.Bool // bytes arrived but no response could be read from them
 	tlsFailed atomic.Bool // a TLS handshake ended in an error
 }
 
@@ -378,10 +379,15 @@ func (c *Client) do(ctx context.Context, r Request, userAgent string, s *Session
 		}
 	}
 	got := c.exchange(s.pooled, req, a, s)
-	if got.Outcome == capture.Failed && a.reused.Load() && !a.firstByte.Load() && ctx.Err() == nil {
+	if got.Outcome == capture.Failed && a.reused.Load() && ctx.Err() == nil &&
+		(!a.firstByte.Load() || (a.unparsed.Load() && method != http.MethodPost)) {
 		// The reused connection failed before any response byte: the target
-		// closed it while idle (or never read the request). Once more, on a
-		// connection of its own; never for any other failure.
+		// closed it while idle (or never read the request). Or, for a GET or
+		// HEAD (idempotent, RFC 9110 §9.2.2), what came back was no response
+		// at all: bytes the target sent after its previous answer, read as
+		// this one's (net/http drops such a connection only when it sees the
+		// bytes while the connection is idle, which races with its reuse).
+		// Once more, on a connection of its own; never for any other failure.
 		req, a, err := build()
 		if err != nil {
 			return unsent()
@@ -395,7 +401,11 @@ func (c *Client) do(ctx context.Context, r Request, userAgent string, s *Session
 func (c *Client) exchange(hc *http.Client, req *http.Request, a *attempt, s *Session) capture.Capture {
 	resp, err := hc.Do(req)
 	if err != nil {
-		return failure(err, a)
+		got := failure(err, a)
+		if a.firstByte.Load() && got.Outcome == capture.Failed && got.Error == capture.ProtocolError {
+			a.unparsed.Store(true)
+		}
+		return got
 	}
 	defer resp.Body.Close()
 	if s != nil && resp.ProtoMajor == 2 {

@@ -273,6 +273,47 @@ func TestReusedConnectionClosedByTheTargetIsRetriedOnce(t *testing.T) {
 	}
 }
 
+// What comes back on a reused connection may be no response at all: bytes
+// the target sent after its previous answer, which net/http reads as this
+// answer when it reuses the connection before it has seen them. A GET is
+// sent once more on a connection of its own; the same bytes on a fresh
+// connection are the target's answer.
+func TestUnparsableAnswerOnAReusedConnectionIsRetriedOnceForAGet(t *testing.T) {
+	garbageOnReuse := func(conn, req int, r *http.Request, c net.Conn) bool {
+		if conn == 0 && req == 1 {
+			_, _ = io.WriteString(c, "NOT-HTTP\r\n\r\n")
+			return false
+		}
+		_, _ = io.WriteString(c, keepAlive402)
+		return true
+	}
+	rt := newRawTarget(t, garbageOnReuse)
+	s := privateClient().Session()
+	defer s.Close()
+	for i := range 2 {
+		if got := s.Get(context.Background(), rt.url()); got.Outcome != capture.OK || got.Status != 402 {
+			t.Fatalf("request %d: capture = %v %d (%s)", i, got.Outcome, got.Status, got.Error)
+		}
+	}
+	want := []string{"0/0 GET", "0/1 GET", "1/0 GET"}
+	if got := rt.seen(); strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Fatalf("the target saw %v, want %v", got, want)
+	}
+
+	garbage := newRawTarget(t, func(conn, req int, r *http.Request, c net.Conn) bool {
+		_, _ = io.WriteString(c, "NOT-HTTP\r\n\r\n")
+		return false
+	})
+	s2 := privateClient().Session()
+	defer s2.Close()
+	if got := s2.Get(context.Background(), garbage.url()); got.Outcome != capture.Failed || got.Error != capture.ProtocolError {
+		t.Fatalf("fresh connection: capture = %v (%s), want failed protocol_error", got.Outcome, got.Error)
+	}
+	if got := garbage.seen(); len(got) != 1 {
+		t.Fatalf("the target saw %v, want one GET", got)
+	}
+}
+
 func TestFailuresThatAreNotRetried(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -284,6 +325,20 @@ func TestFailuresThatAreNotRetried(t *testing.T) {
 			name:  "a fresh connection closed before any response byte",
 			serve: func(conn, req int, r *http.Request, c net.Conn) bool { return false },
 			want:  []string{"0/0 POST"},
+		},
+		{
+			// What came back on the reused connection is no response, but a
+			// POST is not replayed: the target has it.
+			name: "a reused connection answering a POST with no HTTP at all",
+			serve: func(conn, req int, r *http.Request, c net.Conn) bool {
+				if req == 1 {
+					_, _ = io.WriteString(c, "NOT-HTTP\r\n\r\n")
+					return false
+				}
+				_, _ = io.WriteString(c, keepAlive402)
+				return true
+			},
+			want: []string{"0/0 POST", "0/1 POST"},
 		},
 		{
 			// A response began: the target answered, badly.
@@ -320,18 +375,29 @@ func TestFailuresThatAreNotRetried(t *testing.T) {
 
 // quietLog captures the standard logger for one test: net/http's transport
 // writes there when a target sends bytes nobody asked for, and those bytes
-// are fetched content.
-func quietLog(t *testing.T) *bytes.Buffer {
-	var buf bytes.Buffer
-	var mu sync.Mutex
+// are fetched content. The transport writes from its own goroutines, so the
+// capture is read under the same lock.
+func quietLog(t *testing.T) *lockedLog {
+	l := &lockedLog{}
 	prev := log.Writer()
 	log.SetOutput(writerFunc(func(p []byte) (int, error) {
-		mu.Lock()
-		defer mu.Unlock()
-		return buf.Write(p)
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		return l.buf.Write(p)
 	}))
 	t.Cleanup(func() { log.SetOutput(prev) })
-	return &buf
+	return l
+}
+
+type lockedLog struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (l *lockedLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
 }
 
 type writerFunc func([]byte) (int, error)
@@ -504,7 +570,7 @@ func TestBytesAfterAResponseNeverReachTheLog(t *testing.T) {
 	first := s.Get(context.Background(), rt.url())
 	second := s.Get(context.Background(), rt.url())
 	if first.Status != 204 || second.Outcome != capture.OK || second.Status != 402 {
-		t.Fatalf("captures = %v %d, %v %d; want 204 then 402", first.Outcome, first.Status, second.Outcome, second.Status)
+		t.Fatalf("captures = %v %d, %v %d (%s); want 204 then 402", first.Outcome, first.Status, second.Outcome, second.Status, second.Error)
 	}
 	if strings.Contains(logged.String(), "STRAY") {
 		t.Fatalf("fetched bytes reached the log: %q", logged.String())
