@@ -11,6 +11,7 @@ import (
 	"net/http/httptrace"
 	"net/textproto"
 	"net/url"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -86,7 +87,7 @@ func New(o Options) *Client {
 		o.HostLimit = NewHostLimit(DefaultHostConns)
 	}
 	c := &Client{opts: o, dial: o.HostLimit.limitedDial(dialer.DialContext)}
-	c.oneShot = c.httpClient(c.transport(0, nil, c.dial))
+	c.oneShot = c.requestClient(c.transport(0, nil, c.dial))
 	return c
 }
 
@@ -120,11 +121,19 @@ func (c *Client) transport(idlePerHost int, sessions tls.ClientSessionCache, dia
 }
 
 func (c *Client) httpClient(tr *http.Transport) *http.Client {
+	hc := c.requestClient(tr)
+	hc.Timeout = c.opts.Timeout
+	return hc
+}
+
+// requestClient is httpClient without a timeout of its own, for do's
+// requests: each carries the fetch's deadline in its context (connect,
+// headers and body alike), so a second timer per request would only cost.
+func (c *Client) requestClient(tr *http.Transport) *http.Client {
 	return &http.Client{
 		Transport: tr,
 		// The 3xx itself is the capture: redirects are never followed.
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-		Timeout:       c.opts.Timeout,
 	}
 }
 
@@ -175,11 +184,11 @@ func (c *Client) Pool(idlePerHost int) *Session {
 		}
 		return s.dial(ctx, network, addr)
 	}
-	s.pooled = c.httpClient(c.transport(idlePerHost, sessions, dial))
+	s.pooled = c.requestClient(c.transport(idlePerHost, sessions, dial))
 	c.opts.HostLimit.register(s)
 	// A retry goes out on a connection of its own (same dialer, same guard,
 	// same TLS session cache), never on another pooled one.
-	s.fresh = c.httpClient(c.transport(0, sessions, s.dial))
+	s.fresh = c.requestClient(c.transport(0, sessions, s.dial))
 	return s
 }
 
@@ -290,7 +299,8 @@ func unsent() capture.Capture {
 // do sends one request: on a fresh connection when s is nil, else on the
 // scope's connections.
 func (c *Client) do(ctx context.Context, r Request, userAgent string, s *Session) capture.Capture {
-	if CheckURL(r.URL) != nil {
+	u, err := checkURL(r.URL)
+	if err != nil {
 		return unsent()
 	}
 	method := r.Method
@@ -317,7 +327,7 @@ func (c *Client) do(ctx context.Context, r Request, userAgent string, s *Session
 	// The host's turn is waited for before the deadline starts: a scope that
 	// already holds a connection to the host reuses it (or waits inside its
 	// own exchange); anything else reserves a slot now.
-	if host := urlHost(r.URL); s == nil || !s.held.holds(host) {
+	if host := strings.ToLower(u.Hostname()); s == nil || !s.held.holds(host) {
 		wait, done := ctx, func() {}
 		if s != nil {
 			wait, done = s.held.untilHeld(ctx, host)
@@ -340,6 +350,8 @@ func (c *Client) do(ctx context.Context, r Request, userAgent string, s *Session
 	// longer than the published timeout.
 	ctx, cancel := context.WithTimeout(ctx, c.opts.Timeout)
 	defer cancel()
+	// Both attempts share header: net/http only reads a request's header
+	// (the client copies it before anything could change it).
 	build := func() (*http.Request, *attempt, error) {
 		var body io.Reader
 		if r.Body != nil {
@@ -350,7 +362,7 @@ func (c *Client) do(ctx context.Context, r Request, userAgent string, s *Session
 		if err != nil {
 			return nil, nil, err
 		}
-		req.Header = header.Clone()
+		req.Header = header
 		return req, a, nil
 	}
 

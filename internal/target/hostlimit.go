@@ -3,7 +3,6 @@ package target
 import (
 	"context"
 	"net"
-	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -248,15 +247,6 @@ func limitHost(addr string) string {
 		host = addr
 	}
 	return strings.ToLower(host)
-}
-
-// urlHost is limitHost of a request URL.
-func urlHost(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return ""
-	}
-	return strings.ToLower(u.Hostname())
 }
 
 // reservation is a slot taken for one request before its deadline starts,

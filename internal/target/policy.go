@@ -59,29 +59,35 @@ func refuse(rule string) error { return &PolicyError{Rule: rule} }
 // returns nil when the URL may be fetched, or a *PolicyError naming the first
 // rule it breaks. It never resolves or contacts anything.
 func CheckURL(raw string) error {
+	_, err := checkURL(raw)
+	return err
+}
+
+// checkURL is CheckURL, also giving the parsed URL of an accepted one.
+func checkURL(raw string) (*url.URL, error) {
 	if len(raw) > MaxURLBytes {
-		return refuse(RuleTooLong)
+		return nil, refuse(RuleTooLong)
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
-		return refuse(classifyParseError(raw, err))
+		return nil, refuse(classifyParseError(raw, err))
 	}
 	if u.Scheme == "" {
-		return refuse(RuleNotAbsolute)
+		return nil, refuse(RuleNotAbsolute)
 	}
 	if u.Scheme != "http" && u.Scheme != "https" { // url.Parse lower-cases the scheme
-		return refuse(RuleScheme)
+		return nil, refuse(RuleScheme)
 	}
 	if u.User != nil { // set even for an empty "@"
-		return refuse(RuleUserinfo)
+		return nil, refuse(RuleUserinfo)
 	}
 	if u.Opaque != "" || u.Hostname() == "" {
-		return refuse(RuleHostEmpty)
+		return nil, refuse(RuleHostEmpty)
 	}
 	if !validPort(u) {
-		return refuse(RulePort)
+		return nil, refuse(RulePort)
 	}
-	return nil
+	return u, nil
 }
 
 // validPort reports whether the URL's port is absent or a number in 1..65535.
