@@ -350,8 +350,9 @@ func (c *Client) do(ctx context.Context, r Request, userAgent string, s *Session
 	// longer than the published timeout.
 	ctx, cancel := context.WithTimeout(ctx, c.opts.Timeout)
 	defer cancel()
-	// Both attempts share header: net/http only reads a request's header
-	// (the client copies it before anything could change it).
+	// Both attempts share header: net/http only reads a request's header (a
+	// RoundTripper must not change it, and nothing here does), and
+	// concurrent reads of a map are safe.
 	build := func() (*http.Request, *attempt, error) {
 		var body io.Reader
 		if r.Body != nil {
