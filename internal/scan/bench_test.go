@@ -4,10 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"syscall"
 	"testing"
-	"time"
 
+	"github.com/exchangerebel/payability/internal/benchcpu"
 	"github.com/exchangerebel/payability/internal/capture"
 	"github.com/exchangerebel/payability/internal/ops"
 	"github.com/exchangerebel/payability/internal/target"
@@ -30,21 +29,6 @@ func (l *lines) Read(p []byte) (int, error) {
 	k := copy(p, l.buf)
 	l.buf = l.buf[:copy(l.buf, l.buf[k:])]
 	return k, nil
-}
-
-// reportCPU adds the process's CPU time per op (user + system, all
-// threads): unlike ns/op it does not move when other work shares the cores.
-func reportCPU(b *testing.B) func() {
-	start := cpuTime()
-	return func() { b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op") }
-}
-
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // memFetcher answers every request with the same capture, built once.
@@ -70,7 +54,7 @@ func BenchmarkScanNoNetwork(b *testing.B) {
 	for _, op := range []string{ops.OpCheck, ops.OpProbe} {
 		b.Run(op, func(b *testing.B) {
 			b.ReportAllocs()
-			defer reportCPU(b)()
+			defer benchcpu.Report(b)()
 			sc := New(Options{Op: op, Runner: ops.Runner{Fetcher: newMemFetcher()}, Concurrency: 64, PerHost: 4, Out: io.Discard})
 			sum, err := sc.Run(context.Background(), NewInput(&lines{n: b.N}))
 			if err != nil || sum.Reports != b.N {
@@ -85,7 +69,7 @@ func BenchmarkScanNoNetwork(b *testing.B) {
 func BenchmarkOpCheckAlone(b *testing.B) {
 	r := ops.Runner{Fetcher: newMemFetcher()}
 	b.ReportAllocs()
-	defer reportCPU(b)()
+	defer benchcpu.Report(b)()
 	for b.Loop() {
 		_, _ = r.Check(context.Background(), "https://seller.example/api/paid")
 	}

@@ -6,10 +6,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
+	"github.com/exchangerebel/payability/internal/benchcpu"
 	"github.com/exchangerebel/payability/internal/capture"
 )
 
@@ -57,17 +56,8 @@ func BenchmarkSessionGet(b *testing.B) {
 
 func perRequestCPU(b *testing.B, op func()) {
 	b.ReportAllocs()
-	start, n := processCPU(), 0
+	defer benchcpu.Report(b)()
 	for b.Loop() {
 		op()
-		n++
 	}
-	b.ReportMetric(float64(processCPU()-start)/float64(n), "cpu-ns/op")
-}
-
-// processCPU is this process's user + system CPU time so far.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

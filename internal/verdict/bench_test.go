@@ -4,10 +4,9 @@ import (
 	"encoding/base64"
 	"fmt"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
+	"github.com/exchangerebel/payability/internal/benchcpu"
 	"github.com/exchangerebel/payability/internal/capture"
 )
 
@@ -41,25 +40,14 @@ func benchChallenge(memo string) capture.Capture {
 	}
 }
 
-// processCPU is this process's user + system CPU time so far.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-// cpuNsPerOp runs the benchmark loop and also reports cpu-ns/op: the process's
-// CPU time per op, which unlike ns/op hardly moves when other processes share
-// the cores (the machine is shared; ns/op is wall time).
+// cpuNsPerOp runs the benchmark loop and also reports cpu-ns/op (benchcpu):
+// the machine is shared, and ns/op is wall time.
 func cpuNsPerOp(b *testing.B, op func()) {
 	b.ReportAllocs()
-	start := processCPU()
-	n := 0
+	defer benchcpu.Report(b)()
 	for b.Loop() {
 		op()
-		n++
 	}
-	b.ReportMetric(float64(processCPU()-start)/float64(n), "cpu-ns/op")
 }
 
 func BenchmarkCheck(b *testing.B) {
