@@ -273,20 +273,23 @@ func TestReusedConnectionClosedByTheTargetIsRetriedOnce(t *testing.T) {
 	}
 }
 
+// garbageOnReuse answers a 402 and keeps the connection, then answers the
+// first connection's second request with bytes that are no HTTP response.
+func garbageOnReuse(conn, req int, r *http.Request, c net.Conn) bool {
+	if conn == 0 && req == 1 {
+		_, _ = io.WriteString(c, "NOT-HTTP\r\n\r\n")
+		return false
+	}
+	_, _ = io.WriteString(c, keepAlive402)
+	return true
+}
+
 // What comes back on a reused connection may be no response at all: bytes
 // the target sent after its previous answer, which net/http reads as this
 // answer when it reuses the connection before it has seen them. A GET is
 // sent once more on a connection of its own; the same bytes on a fresh
 // connection are the target's answer.
 func TestUnparsableAnswerOnAReusedConnectionIsRetriedOnceForAGet(t *testing.T) {
-	garbageOnReuse := func(conn, req int, r *http.Request, c net.Conn) bool {
-		if conn == 0 && req == 1 {
-			_, _ = io.WriteString(c, "NOT-HTTP\r\n\r\n")
-			return false
-		}
-		_, _ = io.WriteString(c, keepAlive402)
-		return true
-	}
 	rt := newRawTarget(t, garbageOnReuse)
 	s := privateClient().Session()
 	defer s.Close()
@@ -329,16 +332,9 @@ func TestFailuresThatAreNotRetried(t *testing.T) {
 		{
 			// What came back on the reused connection is no response, but a
 			// POST is not replayed: the target has it.
-			name: "a reused connection answering a POST with no HTTP at all",
-			serve: func(conn, req int, r *http.Request, c net.Conn) bool {
-				if req == 1 {
-					_, _ = io.WriteString(c, "NOT-HTTP\r\n\r\n")
-					return false
-				}
-				_, _ = io.WriteString(c, keepAlive402)
-				return true
-			},
-			want: []string{"0/0 POST", "0/1 POST"},
+			name:  "a reused connection answering a POST with no HTTP at all",
+			serve: garbageOnReuse,
+			want:  []string{"0/0 POST", "0/1 POST"},
 		},
 		{
 			// A response began: the target answered, badly.
